@@ -1,0 +1,56 @@
+"""Shared building blocks: modifiers with their source, threshold clamping, seeded generators.
+
+Source: RULES.md R1 (thresholds are clamped to 0..100), DESIGN.md "Randomness and the roll ledger".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """One line of a breakdown: where some points come from.
+
+    ``source`` is a short machine slug (``"hunger"``, ``"dirt"``…), ``label`` the Spanish text
+    shown to players, ``points`` a signed integer of percentage points.
+    """
+
+    source: str
+    label: str
+    points: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"source": self.source, "label": self.label, "points": self.points}
+
+
+Breakdown = tuple[Modifier, ...]
+
+
+def breakdown_total(breakdown: Iterable[Modifier]) -> int:
+    """Sum of the points of a breakdown (percentage points)."""
+    return sum(m.points for m in breakdown)
+
+
+def clamp_threshold(value: float) -> int:
+    """Clamp a threshold to an integer percentage in 0..100 (0 never succeeds, 100 always does).
+
+    A fractional threshold is floored: integer dice succeed when ``die <= threshold``, so 26.6
+    admits 26 and not 27. Source: RULES.md R1.
+    """
+    return int(min(100, max(0, math.floor(value))))
+
+
+def make_rng(entropy: int, key: Sequence[int] = ()) -> np.random.Generator:
+    """A generator for one roll: ``SeedSequence(entropy, spawn_key=key)``.
+
+    ``entropy`` is the campaign's secret (a non-negative int), ``key`` the roll's identity, e.g.
+    ``(day, purpose, subject_id, sequence)``, all non-negative ints. The same inputs always give
+    the same stream on one numpy version; the stored dice remain the record.
+    Source: DESIGN.md "Randomness and the roll ledger".
+    """
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key)))

@@ -1,0 +1,362 @@
+"""Percentile dice, event rolls and action rolls.
+
+A d100 gives 1..100 uniform; a die succeeds when ``die <= threshold`` with the threshold clamped
+to 0..100 (0 never succeeds, 100 always does). An event roll is one d100 against a probability;
+an action roll throws ``1 + trait`` d100 against the master's threshold minus the action
+penalty, and succeeds when at least one die does.
+
+Source: RULES.md R1–R4 (seed: "Sistema, tiradas").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from reglas.core import Breakdown, Modifier, breakdown_total, clamp_threshold
+from reglas.errors import RulesError
+from reglas.expressions import MAX_DICE_TOTAL, MAX_FACES, MIN_FACES
+
+D100 = 100
+"""Faces of the percentile die."""
+MAX_ACTION_DICE = MAX_DICE_TOTAL
+"""Most dice in one action roll (a trait of 999): the same hard limit as free expressions."""
+
+
+def _percent(p: float) -> str:
+    """A probability 0..1 as Spanish percent text with a decimal comma (``65,7 %``)."""
+    return f"{100 * p:.1f}".replace(".", ",") + " %"
+
+
+def _check_number(value: object, what: str) -> float:
+    """A finite number as given (ints stay ints, so JSON shows 30 and not 30.0)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise RulesError(f"{what} debe ser un número ({value!r}).")
+    number = float(value)
+    if not math.isfinite(number):
+        raise RulesError(f"{what} debe ser un número finito ({value!r}).")
+    if isinstance(value, int | np.integer):
+        return int(value)
+    return number
+
+
+def _check_int(value: object, what: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise RulesError(f"{what} debe ser un número entero ({value!r}).")
+    if value < minimum:
+        raise RulesError(f"{what} no puede ser menor que {minimum} ({value}).")
+    return int(value)
+
+
+def check_trait_value(trait_value: object) -> int:
+    """Validate a trait value: an int in 0..MAX_ACTION_DICE−1. Raises RulesError.
+
+    Source: RULES.md R3, R5.
+    """
+    value = _check_int(trait_value, "El valor del rasgo", 0)
+    if value + 1 > MAX_ACTION_DICE:
+        raise RulesError(
+            f"El valor del rasgo ({value}) daría {value + 1} dados; el máximo es {MAX_ACTION_DICE}."
+        )
+    return value
+
+
+def d100(rng: np.random.Generator) -> int:
+    """One percentile die: an int in 1..100, uniform (``rng.integers(1, 101)``).
+
+    Source: RULES.md R1.
+    """
+    return int(rng.integers(1, D100 + 1))
+
+
+def die_succeeds(die: int, threshold: float) -> bool:
+    """True when a d100 ``die`` (1..100) meets ``threshold`` (%, clamped to 0..100).
+
+    Raises RulesError if the die is not an int in 1..100 or the threshold not a number.
+    Source: RULES.md R1.
+    """
+    face = _check_int(die, "El dado", 1)
+    if face > D100:
+        raise RulesError(f"Un d100 no puede sacar {face}.")
+    return face <= clamp_threshold(_check_number(threshold, "El umbral"))
+
+
+def roll_dice(count: int, faces: int, rng: np.random.Generator) -> tuple[int, ...]:
+    """``count`` ordinary dice of ``faces`` faces (1..faces, uniform), e.g. 1d3, 1d6.
+
+    ``count`` in 1..1000, ``faces`` in 2..1000 (the R4 limits). Raises RulesError otherwise,
+    before drawing. Source: RULES.md R4.
+    """
+    n = _check_int(count, "El número de dados", 1)
+    f = _check_int(faces, "El número de caras", MIN_FACES)
+    if n > MAX_DICE_TOTAL:
+        raise RulesError(f"No se pueden tirar {n} dados a la vez (máximo {MAX_DICE_TOTAL}).")
+    if f > MAX_FACES:
+        raise RulesError(f"Un dado de {f} caras supera el máximo de {MAX_FACES}.")
+    return tuple(int(x) for x in rng.integers(1, f + 1, size=n))
+
+
+@dataclass(frozen=True, slots=True)
+class EventRoll:
+    """One d100 against a probability.
+
+    ``probability`` as given (%), ``threshold`` the clamped int in 0..100, ``die`` 1..100,
+    ``success`` = ``die <= threshold``. Source: RULES.md R2.
+    """
+
+    probability: float
+    threshold: int
+    die: int
+    success: bool
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-able: ``die``, ``threshold``, ``success``, ``probability``."""
+        return {
+            "die": self.die,
+            "threshold": self.threshold,
+            "success": self.success,
+            "probability": self.probability,
+        }
+
+    def describe(self) -> str:
+        """Spanish text: ``Acontecimiento al 26 %: d100 = 96 → no ocurre``."""
+        outcome = "ocurre" if self.success else "no ocurre"
+        return f"Acontecimiento al {self.threshold} %: d100 = {self.die} → {outcome}"
+
+
+def event_from_die(probability: float, die: int) -> EventRoll:
+    """The event roll that a given die produces (for stored dice and worked examples).
+
+    Raises RulesError for a non-number probability or a die outside 1..100.
+    Source: RULES.md R2 (26 %, die 96 → no disease).
+    """
+    p = _check_number(probability, "La probabilidad")
+    success = die_succeeds(die, p)
+    return EventRoll(probability=p, threshold=clamp_threshold(p), die=int(die), success=success)
+
+
+def roll_event(probability: float, rng: np.random.Generator) -> EventRoll:
+    """Roll one d100 against ``probability`` (%, clamped to 0..100).
+
+    Raises RulesError (nothing rolled) if ``probability`` is not a finite number.
+    Source: RULES.md R2.
+    """
+    _check_number(probability, "La probabilidad")
+    return event_from_die(probability, d100(rng))
+
+
+def action_success_probability(trait_value: int, threshold: float) -> float:
+    """Exact P(success) of an action roll: ``1 − (1 − T/100)^(1+X)``, a float in 0..1.
+
+    ``threshold`` T is the effective threshold (%), clamped to 0..100 first; X the trait value.
+    Raises RulesError for a bad trait value or threshold. Source: RULES.md R3.
+    """
+    x = check_trait_value(trait_value)
+    t = clamp_threshold(_check_number(threshold, "El umbral"))
+    return 1.0 - (1.0 - t / D100) ** (1 + x)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRoll:
+    """An action roll with every die.
+
+    ``trait_value`` X (dice = 1 + X), ``base_threshold`` the master's threshold (%),
+    ``penalty`` the R9 breakdown (points subtracted; negative points are bonuses),
+    ``threshold`` the effective clamped int in 0..100, ``dice`` the faces (1..100),
+    ``successes`` how many dice ≤ threshold, ``success`` = successes ≥ 1, ``p_success`` the exact
+    probability of success before rolling (0..1). Source: RULES.md R3, R9.
+    """
+
+    trait_value: int
+    base_threshold: float
+    penalty: Breakdown
+    threshold: int
+    dice: tuple[int, ...]
+    successes: int
+    success: bool
+    p_success: float
+
+    @property
+    def penalty_points(self) -> int:
+        """Sum of the penalty breakdown (points)."""
+        return breakdown_total(self.penalty)
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-able: ``trait_value``, ``dice_count``, ``dice``, ``base_threshold``,
+        ``penalty`` (total points), ``penalty_breakdown`` (list of source/label/points),
+        ``threshold``, ``successes``, ``success``, ``p_success``."""
+        return {
+            "trait_value": self.trait_value,
+            "dice_count": len(self.dice),
+            "dice": list(self.dice),
+            "base_threshold": self.base_threshold,
+            "penalty": self.penalty_points,
+            "penalty_breakdown": [m.as_dict() for m in self.penalty],
+            "threshold": self.threshold,
+            "successes": self.successes,
+            "success": self.success,
+            "p_success": self.p_success,
+        }
+
+    def describe(self) -> str:
+        """Spanish text with every die, the threshold and its penalty lines, the outcome."""
+        base = _number_text(self.base_threshold)
+        lines = [
+            f"Tirada de acción: rasgo {self.trait_value} → {len(self.dice)} d100 "
+            f"contra {self.threshold} % (base {base} %"
+            + (f", penalización {self.penalty_points}" if self.penalty else "")
+            + ")"
+        ]
+        for m in self.penalty:
+            lines.append(f"  {m.label}: {m.points:+d}")
+        word = "éxito" if self.successes == 1 else "éxitos"
+        dice = ", ".join(str(d) for d in self.dice)
+        outcome = "ÉXITO" if self.success else "FALLO"
+        lines.append(f"Dados: [{dice}] → {self.successes} {word}: {outcome}")
+        lines.append(f"Probabilidad de éxito: {_percent(self.p_success)}")
+        return "\n".join(lines)
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value).replace(".", ",")
+
+
+def _effective_threshold(
+    base_threshold: float, penalty: Iterable[Modifier]
+) -> tuple[float, Breakdown, int]:
+    base = _check_number(base_threshold, "El umbral")
+    lines = tuple(penalty)
+    for m in lines:
+        if not isinstance(m, Modifier):
+            raise RulesError(f"Cada línea de penalización debe ser un Modifier ({m!r}).")
+    return base, lines, clamp_threshold(base - breakdown_total(lines))
+
+
+def action_from_dice(
+    trait_value: int,
+    base_threshold: float,
+    dice: Iterable[int],
+    penalty: Iterable[Modifier] = (),
+) -> ActionRoll:
+    """Evaluate given dice as an action roll (stored dice, worked examples).
+
+    ``dice`` must hold exactly 1 + trait_value faces in 1..100. Raises RulesError otherwise.
+    Source: RULES.md R3.
+    """
+    x = check_trait_value(trait_value)
+    base, lines, threshold = _effective_threshold(base_threshold, penalty)
+    faces = tuple(int(_check_int(d, "El dado", 1)) for d in dice)
+    if any(d > D100 for d in faces):
+        raise RulesError(f"Un d100 sólo saca de 1 a 100 ({list(faces)}).")
+    if len(faces) != 1 + x:
+        raise RulesError(f"Con rasgo {x} se tiran {1 + x} dados, no {len(faces)}.")
+    successes = sum(1 for d in faces if d <= threshold)
+    return ActionRoll(
+        trait_value=x,
+        base_threshold=base,
+        penalty=lines,
+        threshold=threshold,
+        dice=faces,
+        successes=successes,
+        success=successes >= 1,
+        p_success=1.0 - (1.0 - threshold / D100) ** (1 + x),
+    )
+
+
+def roll_action(
+    trait_value: int,
+    base_threshold: float,
+    rng: np.random.Generator,
+    penalty: Iterable[Modifier] = (),
+) -> ActionRoll:
+    """Roll ``1 + trait_value`` d100 against ``clamp(base_threshold − Σ penalty)``.
+
+    ``trait_value`` a non-negative int, ``base_threshold`` in % (any finite number; clamped
+    after the penalty), ``penalty`` the R9 breakdown in points. Validates everything before
+    drawing; raises RulesError (Spanish message) for a negative or non-int trait, a non-number
+    threshold or a penalty line that is not a ``Modifier``. Source: RULES.md R3, R9.
+    """
+    x = check_trait_value(trait_value)
+    lines = tuple(penalty)
+    _effective_threshold(base_threshold, lines)
+    dice = rng.integers(1, D100 + 1, size=1 + x)
+    return action_from_dice(x, base_threshold, (int(d) for d in dice), lines)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionArrays:
+    """Many action rolls at once (shape ``(n,)`` unless said).
+
+    ``dice`` shape ``(n, k)`` with k the largest dice count, padded with 0 beyond each roll's
+    ``dice_count``; ``thresholds`` the clamped effective thresholds; ``successes`` ints;
+    ``success`` bools. Source: RULES.md R3.
+    """
+
+    dice: NDArray[np.int64]
+    dice_count: NDArray[np.int64]
+    thresholds: NDArray[np.int64]
+    successes: NDArray[np.int64]
+    success: NDArray[np.bool_]
+
+    def dice_of(self, i: int) -> tuple[int, ...]:
+        """The faces of roll ``i`` (without padding)."""
+        return tuple(int(d) for d in self.dice[i, : self.dice_count[i]])
+
+
+def clamp_thresholds(thresholds: ArrayLike) -> NDArray[np.int64]:
+    """Element-wise ``clamp_threshold``: round, then clip to 0..100 (int64 array).
+
+    Raises RulesError for non-finite values. Source: RULES.md R1.
+    """
+    t = np.asarray(thresholds, dtype=np.float64)
+    if not np.all(np.isfinite(t)):
+        raise RulesError("Los umbrales deben ser números finitos.")
+    return np.clip(np.round(t), 0, D100).astype(np.int64)
+
+
+def roll_actions(
+    trait_values: ArrayLike, thresholds: ArrayLike, rng: np.random.Generator
+) -> ActionArrays:
+    """Vectorised action rolls: roll i throws ``1 + trait_values[i]`` d100 against
+    ``clamp(thresholds[i])`` (effective thresholds, penalty already subtracted).
+
+    Shapes ``(n,)`` (a scalar broadcasts). Draws one ``(n, k)`` block of d100 (k = largest
+    dice count); dice beyond a roll's count are ignored and shown as 0.
+    Raises RulesError for negative or too large trait values or non-finite thresholds.
+    Source: RULES.md R3.
+    """
+    x = np.asarray(trait_values)
+    if x.dtype.kind not in "iu":
+        raise RulesError("Los valores de rasgo deben ser números enteros.")
+    t = clamp_thresholds(thresholds)
+    x, t = np.broadcast_arrays(x.astype(np.int64), t)
+    x = x.reshape(-1)
+    t = t.reshape(-1)
+    if x.size and (x.min() < 0 or x.max() + 1 > MAX_ACTION_DICE):
+        raise RulesError(f"Los valores de rasgo deben estar entre 0 y {MAX_ACTION_DICE - 1}.")
+    count = x + 1
+    k = int(count.max()) if count.size else 0
+    dice = rng.integers(1, D100 + 1, size=(x.size, k), dtype=np.int64)
+    used = np.arange(k)[None, :] < count[:, None]
+    dice = np.where(used, dice, 0)
+    successes = ((dice <= t[:, None]) & used).sum(axis=1).astype(np.int64)
+    return ActionArrays(
+        dice=dice, dice_count=count, thresholds=t, successes=successes, success=successes >= 1
+    )
+
+
+def roll_events(
+    thresholds: ArrayLike, rng: np.random.Generator
+) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """Vectorised event rolls: one d100 per threshold (%, clamped).
+
+    Returns ``(dice, success)``, both shape ``(n,)``. Raises RulesError for non-finite
+    thresholds. Source: RULES.md R2.
+    """
+    t = clamp_thresholds(thresholds).reshape(-1)
+    dice = rng.integers(1, D100 + 1, size=t.size, dtype=np.int64)
+    return dice, dice <= t

@@ -1,0 +1,449 @@
+"""Free dice expressions written by players in posts: ``2d6+1``, ``3d100<=40``, ``d% disparo``.
+
+Grammar (our own, no library; spaces allowed around operators)::
+
+    expression := [sign] term (sign term)* [comment]
+    term       := dice [comparison] | number
+    dice       := [count] ("d" | "D") (faces | "%")        -- "d%" is one d100 (1..100)
+    comparison := ("<=" | "<" | ">=" | ">" | "≤" | "≥") number
+    sign       := "+" | "-"
+    comment    := free text after a space, starting with a letter, kept as the roll's reason
+
+A dice term with a comparison counts its successes (dice meeting the comparison) and adds that
+count, not the faces, to the total (the usual dice-pool reading: ``3d100<=40`` → 0..3).
+The comparison binds to the dice term just before it: ``3d100<=40+2`` is 2 more than the count.
+
+Parsing is complete before anything is rolled: a malformed expression, or one over the limits
+(at most 100 dice in one term, 1000 in total, 1000 faces), raises ``RulesError`` and draws
+nothing from the generator.
+
+Source: RULES.md R4.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from reglas.errors import RulesError
+
+MAX_DICE_PER_TERM = 100
+"""Most dice in one term (R4)."""
+MAX_DICE_TOTAL = 1000
+"""Most dice in a whole expression (R4)."""
+MAX_FACES = 1000
+"""Most faces on one die (R4)."""
+MIN_FACES = 2
+"""Fewest faces on one die: a d1 is not a die."""
+MAX_TERMS = 50
+"""Most terms (dice or numbers) in one expression, so a post cannot hold a huge sum."""
+MAX_NUMBER = 1_000_000
+"""Largest number accepted as a constant or a comparison target."""
+MAX_TEXT_CHARS = 1000
+"""Longest expression text, comment included."""
+
+_DICE = re.compile(r"(\d*)[dD](\d+|%)")
+_NUMBER = re.compile(r"\d+")
+_COMPARISON = re.compile(r"\s*(<=|>=|=<|=>|≤|≥|<|>)")
+_DICE_WORD = re.compile(r"\d*[dD](\d+|%)(?![^\W\d_])")
+_OPS = {"<=": "<=", "=<": "<=", "≤": "<=", ">=": ">=", "=>": ">=", "≥": ">=", "<": "<", ">": ">"}
+_COMMENT_START = "(«\"'#¿¡[“"
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A success test on each die: ``op`` is one of ``<=``, ``<``, ``>=``, ``>``."""
+
+    op: str
+    target: int
+
+    def test(self, faces: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Element-wise success of the faces (any shape) against the target."""
+        if self.op == "<=":
+            return faces <= self.target
+        if self.op == "<":
+            return faces < self.target
+        if self.op == ">=":
+            return faces >= self.target
+        return faces > self.target
+
+    def __str__(self) -> str:
+        return f"{self.op}{self.target}"
+
+
+@dataclass(frozen=True, slots=True)
+class DiceTerm:
+    """``count`` dice of ``faces`` faces (1..faces, uniform), added with ``sign`` (+1 or −1).
+
+    With a ``comparison`` the term is worth its number of successes instead of its faces.
+    """
+
+    sign: int
+    count: int
+    faces: int
+    comparison: Comparison | None = None
+
+    def __str__(self) -> str:
+        comparison = "" if self.comparison is None else str(self.comparison)
+        return f"{self.count}d{self.faces}{comparison}"
+
+
+@dataclass(frozen=True, slots=True)
+class ConstantTerm:
+    """A fixed number added with ``sign`` (+1 or −1)."""
+
+    sign: int
+    value: int
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+Term = DiceTerm | ConstantTerm
+
+
+@dataclass(frozen=True, slots=True)
+class DiceExpression:
+    """A parsed, validated dice expression.
+
+    ``terms`` in written order, ``reason`` the trailing comment ("" when none), ``text`` the
+    original input. Build it with ``parse_expression``.
+    """
+
+    terms: tuple[Term, ...]
+    reason: str = ""
+    text: str = ""
+
+    @property
+    def expression(self) -> str:
+        """The normalised expression without the comment, e.g. ``4d6-1d4+3`` (``d%`` → 1d100)."""
+        out = []
+        for i, term in enumerate(self.terms):
+            sign = "-" if term.sign < 0 else ("+" if i else "")
+            out.append(f"{sign}{term}")
+        return "".join(out)
+
+    @property
+    def dice_count(self) -> int:
+        """Total number of dice rolled."""
+        return sum(t.count for t in self.terms if isinstance(t, DiceTerm))
+
+    @property
+    def has_comparison(self) -> bool:
+        """True if some term counts successes."""
+        return any(isinstance(t, DiceTerm) and t.comparison is not None for t in self.terms)
+
+    @property
+    def minimum(self) -> int:
+        """Smallest possible total."""
+        return sum(_term_range(t)[0 if t.sign > 0 else 1] * t.sign for t in self.terms)
+
+    @property
+    def maximum(self) -> int:
+        """Largest possible total."""
+        return sum(_term_range(t)[1 if t.sign > 0 else 0] * t.sign for t in self.terms)
+
+
+def _term_range(term: Term) -> tuple[int, int]:
+    if isinstance(term, ConstantTerm):
+        return term.value, term.value
+    if term.comparison is not None:
+        return 0, term.count
+    return term.count, term.count * term.faces
+
+
+@dataclass(frozen=True, slots=True)
+class TermRoll:
+    """The dice of one dice term: ``faces`` are the values rolled, in order.
+
+    ``value`` is the signed contribution to the total (sum of faces, or the success count when
+    the term has a comparison); ``successes`` is None without a comparison.
+    """
+
+    expression: str
+    sign: int
+    faces: tuple[int, ...]
+    successes: int | None
+    value: int
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-able: ``expression``, ``sign``, ``faces`` (ints), ``successes``, ``value``."""
+        return {
+            "expression": self.expression,
+            "sign": self.sign,
+            "faces": list(self.faces),
+            "successes": self.successes,
+            "value": self.value,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ExpressionRoll:
+    """A rolled expression: every die per term, the constants' sum, the total.
+
+    ``successes`` is the sum of the success counts of the compared terms (None when no term has
+    a comparison); ``reason`` is the comment written after the expression.
+    """
+
+    expression: DiceExpression
+    dice: tuple[TermRoll, ...]
+    modifier: int
+    total: int
+    successes: int | None
+    reason: str
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-able: ``expression``, ``total``, ``dice`` (per term), ``modifier``,
+        ``successes``, ``reason``."""
+        return {
+            "expression": self.expression.expression,
+            "total": self.total,
+            "dice": [d.as_dict() for d in self.dice],
+            "modifier": self.modifier,
+            "successes": self.successes,
+            "reason": self.reason,
+        }
+
+    def describe(self) -> str:
+        """Spanish one-line text showing every die, e.g.
+        ``2d6+1 (daño del hacha): 2d6 [3, 5] = 8; +1 → total 9``."""
+        head = self.expression.expression
+        if self.reason:
+            head += f" ({self.reason})"
+        parts = []
+        for d in self.dice:
+            sign = "−" if d.sign < 0 else ""
+            faces = ", ".join(str(f) for f in d.faces)
+            if d.successes is None:
+                parts.append(f"{sign}{d.expression} [{faces}] = {abs(d.value)}")
+            else:
+                word = "éxito" if d.successes == 1 else "éxitos"
+                parts.append(f"{sign}{d.expression} [{faces}]: {d.successes} {word}")
+        if self.modifier:
+            parts.append(f"{self.modifier:+d}")
+        return f"{head}: {'; '.join(parts)} → total {self.total}"
+
+
+def _invalid(text: str, problem: str) -> RulesError:
+    shown = text if len(text) <= 60 else text[:57] + "…"
+    return RulesError(f"La expresión «{shown}» no es válida: {problem}.")
+
+
+def parse_expression(
+    text: str,
+    *,
+    max_dice_per_term: int = MAX_DICE_PER_TERM,
+    max_dice_total: int = MAX_DICE_TOTAL,
+    max_faces: int = MAX_FACES,
+) -> DiceExpression:
+    """Parse and validate a dice expression (see the module docstring for the grammar).
+
+    Returns a frozen ``DiceExpression``. Raises RulesError, with a Spanish message naming the
+    problem, when the text is empty, malformed, or over a limit (dice per term, dice in total,
+    faces, terms, number size). Source: RULES.md R4.
+    """
+    if not isinstance(text, str):
+        raise RulesError("La expresión de dados debe ser un texto, como 2d6+1.")
+    if len(text) > MAX_TEXT_CHARS:
+        raise RulesError(
+            f"La expresión de dados es demasiado larga ({len(text)} caracteres; "
+            f"máximo {MAX_TEXT_CHARS})."
+        )
+    if not text.strip():
+        raise RulesError("La expresión de dados está vacía: escribe algo como 2d6+1 o 1d100.")
+
+    terms: list[Term] = []
+    reason = ""
+    pos = 0
+    n = len(text)
+    sign = 1
+
+    def skip_ws(at: int) -> int:
+        while at < n and text[at].isspace():
+            at += 1
+        return at
+
+    pos = skip_ws(pos)
+    if pos < n and text[pos] in "+-":
+        sign = -1 if text[pos] == "-" else 1
+        pos += 1
+    while True:
+        # A term is expected here.
+        pos = skip_ws(pos)
+        if pos >= n:
+            raise _invalid(text, "falta un dado o un número al final")
+        dice = _DICE.match(text, pos)
+        term: Term
+        if dice:
+            count = int(dice.group(1)) if dice.group(1) else 1
+            faces = 100 if dice.group(2) == "%" else int(dice.group(2))
+            pos = dice.end()
+            comparison = None
+            cmp = _COMPARISON.match(text, pos)
+            if cmp:
+                after = skip_ws(cmp.end())
+                number = _NUMBER.match(text, after)
+                if not number:
+                    raise _invalid(text, f"falta el número tras «{cmp.group(1)}»")
+                target = int(number.group())
+                if target > MAX_NUMBER:
+                    raise _invalid(text, f"el número {target} es demasiado grande")
+                comparison = Comparison(_OPS[cmp.group(1)], target)
+                pos = number.end()
+            term = DiceTerm(sign, count, faces, comparison)
+        else:
+            number = _NUMBER.match(text, pos)
+            if not number:
+                found = text[pos]
+                if found in "dD":
+                    raise _invalid(text, "falta el número de caras tras «d» (por ejemplo 1d6)")
+                raise _invalid(text, f"se esperaba un dado (como 2d6) o un número y hay «{found}»")
+            value = int(number.group())
+            if value > MAX_NUMBER:
+                raise _invalid(text, f"el número {value} es demasiado grande")
+            pos = number.end()
+            term = ConstantTerm(sign, value)
+        terms.append(term)
+        if len(terms) > MAX_TERMS:
+            raise _invalid(text, f"tiene más de {MAX_TERMS} términos")
+
+        # After a term: an operator, the end, or (after a space) the comment.
+        after = skip_ws(pos)
+        if after >= n:
+            break
+        found = text[after]
+        if found in "+-":
+            sign = -1 if found == "-" else 1
+            pos = after + 1
+            continue
+        if found in "<>=≤≥":
+            if isinstance(term, ConstantTerm):
+                raise _invalid(text, "una comparación sólo puede seguir a unos dados (3d100<=40)")
+            if term.comparison is None:
+                raise _invalid(text, "comparación no reconocida: usa <=, <, >= o >")
+            raise _invalid(text, "sólo se admite una comparación por tirada de dados")
+        if after == pos:
+            if found in "dD" and isinstance(term, ConstantTerm):
+                raise _invalid(text, "falta el número de caras tras «d» (por ejemplo 2d6)")
+            raise _invalid(text, f"sobra «{found}» tras «{text[:pos].strip()}»")
+        rest = text[after:].rstrip()
+        if _DICE_WORD.match(rest):
+            raise _invalid(text, f"falta un «+» o un «-» antes de «{rest.split()[0]}»")
+        if not (rest[0].isalpha() or rest[0] in _COMMENT_START):
+            raise _invalid(
+                text, f"el comentario tras la tirada debe empezar por una letra, no «{rest[0]}»"
+            )
+        reason = rest
+        break
+
+    total_dice = 0
+    for t in terms:
+        if not isinstance(t, DiceTerm):
+            continue
+        if t.count < 1:
+            raise _invalid(text, f"«{t.count}d{t.faces}» no tira ningún dado")
+        if t.count > max_dice_per_term:
+            raise _invalid(
+                text, f"«{t}» tira {t.count} dados y el máximo es {max_dice_per_term} por término"
+            )
+        if t.faces < MIN_FACES:
+            noun = "cara" if t.faces == 1 else "caras"
+            raise _invalid(text, f"un dado de {t.faces} {noun} no existe (mínimo {MIN_FACES})")
+        if t.faces > max_faces:
+            raise _invalid(text, f"un dado de {t.faces} caras supera el máximo de {max_faces}")
+        total_dice += t.count
+    if total_dice > max_dice_total:
+        raise _invalid(text, f"tira {total_dice} dados y el máximo es {max_dice_total} en total")
+    return DiceExpression(terms=tuple(terms), reason=reason, text=text)
+
+
+def roll_expression(
+    expression: str | DiceExpression,
+    rng: np.random.Generator,
+    *,
+    max_dice_per_term: int = MAX_DICE_PER_TERM,
+    max_dice_total: int = MAX_DICE_TOTAL,
+    max_faces: int = MAX_FACES,
+) -> ExpressionRoll:
+    """Roll a dice expression (text or parsed) with ``rng``; every die is kept.
+
+    Text is parsed and validated first (limits as in ``parse_expression``), so a RulesError
+    leaves ``rng`` untouched. Each term draws ``rng.integers(1, faces + 1, size=count)``.
+    Source: RULES.md R4.
+    """
+    parsed = (
+        expression
+        if isinstance(expression, DiceExpression)
+        else parse_expression(
+            expression,
+            max_dice_per_term=max_dice_per_term,
+            max_dice_total=max_dice_total,
+            max_faces=max_faces,
+        )
+    )
+    rolls: list[TermRoll] = []
+    modifier = 0
+    successes: int | None = None
+    total = 0
+    for term in parsed.terms:
+        if isinstance(term, ConstantTerm):
+            modifier += term.sign * term.value
+            total += term.sign * term.value
+            continue
+        faces = rng.integers(1, term.faces + 1, size=term.count, dtype=np.int64)
+        count: int | None = None
+        if term.comparison is not None:
+            count = int(np.count_nonzero(term.comparison.test(faces)))
+            value = term.sign * count
+            successes = (successes or 0) + count
+        else:
+            value = term.sign * int(faces.sum())
+        total += value
+        rolls.append(
+            TermRoll(
+                expression=str(term),
+                sign=term.sign,
+                faces=tuple(int(f) for f in faces),
+                successes=count,
+                value=value,
+            )
+        )
+    return ExpressionRoll(
+        expression=parsed,
+        dice=tuple(rolls),
+        modifier=modifier,
+        total=total,
+        successes=successes,
+        reason=parsed.reason,
+    )
+
+
+def roll_totals(
+    expression: str | DiceExpression, size: int, rng: np.random.Generator
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Roll the same expression ``size`` times at once (for the daily tick).
+
+    Returns ``(totals, dice)``: ``totals`` shape ``(size,)``; ``dice`` shape
+    ``(size, dice_count)``, every die in term order (the faces, also for compared terms).
+    Raises RulesError for a bad expression or a negative size. Source: RULES.md R4, R12.
+    """
+    parsed = expression if isinstance(expression, DiceExpression) else parse_expression(expression)
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 0:
+        raise RulesError(f"El número de tiradas debe ser un entero no negativo ({size!r}).")
+    totals = np.zeros(int(size), dtype=np.int64)
+    columns: list[NDArray[np.int64]] = []
+    for term in parsed.terms:
+        if isinstance(term, ConstantTerm):
+            totals += term.sign * term.value
+            continue
+        faces = rng.integers(1, term.faces + 1, size=(int(size), term.count), dtype=np.int64)
+        columns.append(faces)
+        if term.comparison is not None:
+            totals += term.sign * term.comparison.test(faces).sum(axis=1)
+        else:
+            totals += term.sign * faces.sum(axis=1)
+    dice = np.concatenate(columns, axis=1) if columns else np.zeros((int(size), 0), np.int64)
+    return totals, dice
