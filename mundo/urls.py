@@ -1,0 +1,18 @@
+from django.urls import path
+
+from mundo import views
+
+app_name = "mundo"
+
+urlpatterns = [
+    path("", views.campaign_list, name="campaign_list"),
+    path("partidas/nueva/", views.campaign_create, name="campaign_create"),
+    path("partidas/<slug:slug>/", views.campaign_detail, name="campaign"),
+    path("partidas/<slug:slug>/invitaciones/", views.invitation_list, name="invitations"),
+    path("invitacion/<str:token>/", views.invitation_detail, name="invitation"),
+    path(
+        "partidas/<slug:slug>/poblaciones/<slug:settlement>/",
+        views.settlement_detail,
+        name="settlement",
+    ),
+]

@@ -1,0 +1,151 @@
+"""Pages of the world: the campaign list, a campaign, a settlement with its population curve."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+
+from mundo import charts, forms, selectors, services
+from mundo.models import Invitation
+
+CURVE_DAYS = 30
+
+
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    """The campaigns the visitor may read (public ones, and their own when signed in)."""
+    campaigns = selectors.campaigns_visible_to(request.user).order_by("name")
+    return render(request, "mundo/campaign_list.html", {"campaigns": campaigns})
+
+
+def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """A campaign: its day and date, and its settlements with today's population (R17, R18)."""
+    campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
+    return render(
+        request,
+        "mundo/campaign_detail.html",
+        {
+            "campaign": campaign,
+            "role": selectors.campaign_role(campaign, request.user),
+            "statuses": selectors.settlements_with_status(campaign),
+        },
+    )
+
+
+def settlement_detail(request: HttpRequest, slug: str, settlement: str) -> HttpResponse:
+    """A settlement: today's figures and the population curve over days 0–30 (SVG + table)."""
+    campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
+    place = selectors.settlement_get(campaign=campaign, slug=settlement)
+    today = campaign.current_day
+    last_day = max(CURVE_DAYS, today)
+    curve = selectors.settlement_curve(place, 0, last_day)
+    days = list(range(0, last_day + 1))
+    chart = charts.line_chart(
+        title=_("Population of %(name)s, days 0–%(last)s") % {"name": place.name, "last": last_day},
+        description=_(
+            "Zombies and survivors per day since the apocalypse; today is day %(day)s: "
+            "%(zombies)s zombies and %(survivors)s survivors."
+        )
+        % {
+            "day": today,
+            "zombies": curve[today].zombies,
+            "survivors": curve[today].survivors,
+        },
+        xs=days,
+        series=[
+            (_("Zombies"), "zombies", [p.zombies for p in curve]),
+            (_("Survivors"), "survivors", [p.survivors for p in curve]),
+        ],
+        marker=today,
+        marker_label=_("today"),
+    )
+    return render(
+        request,
+        "mundo/settlement_detail.html",
+        {
+            "campaign": campaign,
+            "settlement": place,
+            "status": selectors.settlement_status(place, today),
+            "chart": chart,
+            "rows": list(zip(days, curve, strict=True)),
+            "today": today,
+        },
+    )
+
+
+@login_required
+def campaign_create(request: HttpRequest) -> HttpResponse:
+    """Any signed-in user creates a campaign and becomes its master."""
+    form = forms.CampaignCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        campaign = services.campaign_create(user=request.user, **form.cleaned_data)
+        messages.success(request, _("Campaign created: you are its master."))
+        return redirect(campaign)
+    return render(request, "mundo/campaign_form.html", {"form": form})
+
+
+@login_required
+def invitation_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master's invitation links: create one (single use or expiring), revoke one."""
+    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    form = forms.InvitationCreateForm(request.POST or None)
+    if request.method == "POST":
+        if "revoke" in request.POST:
+            invitation = get_object_or_404(
+                Invitation, campaign=campaign, token=request.POST["revoke"]
+            )
+            services.invitation_revoke(invitation=invitation, user=request.user)
+            messages.success(request, _("Invitation revoked."))
+            return redirect("mundo:invitations", slug=campaign.slug)
+        if form.is_valid():
+            services.invitation_create(
+                campaign=campaign,
+                created_by=request.user,
+                single_use=form.cleaned_data["kind"] == "single",
+                valid_days=form.cleaned_data["valid_days"],
+            )
+            messages.success(request, _("Invitation created: share its link."))
+            return redirect("mundo:invitations", slug=campaign.slug)
+    invitations = [
+        (inv, services.invitation_problem(inv), request.build_absolute_uri(inv.get_absolute_url()))
+        for inv in campaign.invitations.all()
+    ]
+    return render(
+        request,
+        "mundo/invitation_list.html",
+        {"campaign": campaign, "form": form, "invitations": invitations},
+    )
+
+
+def invitation_detail(request: HttpRequest, token: str) -> HttpResponse:
+    """An invitation link: shows the campaign; a signed-in user accepts it with one click.
+
+    Anonymous visitors are offered to sign in or sign up, coming back here afterwards.
+    """
+    invitation = get_object_or_404(Invitation.objects.select_related("campaign"), token=token)
+    problem = services.invitation_problem(invitation)
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        try:
+            services.invitation_accept(token=token, user=request.user)
+        except services.ServiceError as exc:
+            problem = " ".join(exc.messages)
+        else:
+            messages.success(request, _("Welcome to %(name)s!") % {"name": invitation.campaign})
+            return redirect(invitation.campaign)
+    return render(
+        request,
+        "mundo/invitation_detail.html",
+        {
+            "invitation": invitation,
+            "campaign": invitation.campaign,
+            "problem": problem,
+            "already_member": request.user.is_authenticated
+            and selectors.campaign_role(invitation.campaign, request.user) is not None,
+        },
+        status=410 if problem else 200,
+    )

@@ -1,0 +1,211 @@
+"""Accounts (sign-up, sign-in, password reset), campaign creation and invitations.
+
+Cast: ``master`` runs ``campaign``; ``outsider`` has an account but no campaign; anonymous
+visitors have none.
+"""
+
+import datetime
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from mundo import services
+from mundo.models import Campaign, Invitation, Membership
+
+
+def client_for(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.mark.django_db
+def test_sign_up_signs_in_and_returns_to_next():
+    response = Client().post(
+        reverse("signup") + "?next=/invitacion/abc/",
+        {
+            "username": "nuevo",
+            "email": "nuevo@example.com",
+            "password1": "una-clave-larga-9",
+            "password2": "una-clave-larga-9",
+            "next": "/invitacion/abc/",
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/invitacion/abc/"
+    assert get_user_model().objects.filter(username="nuevo").exists()
+
+
+@pytest.mark.django_db
+def test_sign_up_errors_are_spanish_and_nothing_is_saved():
+    response = Client().post(
+        reverse("signup"),
+        {"username": "x", "email": "no-es-correo", "password1": "a", "password2": "b"},
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Introduzca una dirección de correo electrónico válida." in html
+    assert "Los dos campos de contraseña no coinciden." in html
+    assert not get_user_model().objects.filter(username="x").exists()
+
+
+@pytest.mark.django_db
+def test_sign_up_refuses_an_open_redirect():
+    response = Client().post(
+        reverse("signup"),
+        {
+            "username": "nuevo",
+            "email": "n@example.com",
+            "password1": "una-clave-larga-9",
+            "password2": "una-clave-larga-9",
+            "next": "https://evil.example/",
+        },
+    )
+    assert response["Location"] == reverse("mundo:campaign_list")
+
+
+def test_password_reset_sends_an_email(outsider):
+    response = Client().post(reverse("password_reset"), {"email": outsider.email})
+    assert response.status_code == 302
+    assert len(mail.outbox) == 1
+    assert outsider.email in mail.outbox[0].to
+
+
+def test_sign_in_page_is_ours_and_spanish(db):
+    html = Client().get(reverse("login")).content.decode()
+    assert "Iniciar sesión" in html
+    assert "¿Has olvidado tu contraseña?" in html
+
+
+def test_any_signed_in_user_creates_a_campaign_and_becomes_its_master(outsider):
+    response = client_for(outsider).post(
+        reverse("mundo:campaign_create"),
+        {
+            "name": "Mi Partida",
+            "apocalypse_date": "2026-10-01",
+            "current_day": "0",
+            "time_zone": "Europe/Madrid",
+        },
+    )
+    campaign = Campaign.objects.get(name="Mi Partida")
+    assert response.status_code == 302
+    assert response["Location"] == campaign.get_absolute_url()
+    assert campaign.slug == "mi-partida"
+    assert Membership.objects.get(campaign=campaign, user=outsider).role == "master"
+
+
+def test_campaign_creation_needs_a_login(db):
+    response = Client().get(reverse("mundo:campaign_create"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_campaign_form_errors_rerender_and_save_nothing(outsider):
+    response = client_for(outsider).post(
+        reverse("mundo:campaign_create"),
+        {"name": "", "apocalypse_date": "ayer", "current_day": "-1", "time_zone": "Marte/Base"},
+    )
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert set(form.errors) >= {"name", "apocalypse_date", "current_day", "time_zone"}
+    assert Campaign.objects.count() == 0
+
+
+@pytest.mark.parametrize(("who", "status"), [("master", 200), ("player_a", 404), ("outsider", 404)])
+def test_only_the_master_sees_the_invitation_page(cast, campaign, who, status):
+    url = reverse("mundo:invitations", kwargs={"slug": campaign.slug})
+    assert client_for(cast[who]).get(url).status_code == status
+
+
+def test_anonymous_is_sent_to_sign_in_from_master_pages(campaign):
+    url = reverse("mundo:invitations", kwargs={"slug": campaign.slug})
+    assert Client().get(url).status_code == 302
+
+
+def test_an_invitation_link_admits_a_player_once(master, campaign, outsider):
+    invitation = services.invitation_create(campaign=campaign, created_by=master)
+    client = client_for(outsider)
+    assert client.get(invitation.get_absolute_url()).status_code == 200
+    response = client.post(invitation.get_absolute_url())
+    assert response.status_code == 302
+    assert Membership.objects.get(campaign=campaign, user=outsider).role == "player"
+    # Reused by someone else: refused with a clear message, nothing created.
+    other = get_user_model().objects.create_user("otra", "otra@example.com", "x")
+    response = client_for(other).post(invitation.get_absolute_url())
+    assert response.status_code == 410
+    assert "Esta invitación ya se ha usado." in response.content.decode()
+    assert not Membership.objects.filter(user=other).exists()
+
+
+def test_an_expired_invitation_is_refused(master, campaign, outsider):
+    invitation = services.invitation_create(
+        campaign=campaign, created_by=master, single_use=False, valid_days=2
+    )
+    Invitation.objects.filter(pk=invitation.pk).update(
+        expires_at=timezone.now() - datetime.timedelta(minutes=1)
+    )
+    response = client_for(outsider).post(invitation.get_absolute_url())
+    assert response.status_code == 410
+    assert "Esta invitación ha caducado." in response.content.decode()
+    assert not Membership.objects.filter(user=outsider).exists()
+
+
+def test_a_reusable_invitation_admits_several_until_it_expires(master, campaign, outsider):
+    invitation = services.invitation_create(
+        campaign=campaign, created_by=master, single_use=False, valid_days=7
+    )
+    other = get_user_model().objects.create_user("otra", "otra@example.com", "x")
+    for user in (outsider, other):
+        services.invitation_accept(token=invitation.token, user=user)
+    invitation.refresh_from_db()
+    assert invitation.uses == 2
+
+
+def test_a_revoked_invitation_is_refused(master, campaign, outsider):
+    invitation = services.invitation_create(campaign=campaign, created_by=master)
+    client_for(master).post(
+        reverse("mundo:invitations", kwargs={"slug": campaign.slug}), {"revoke": invitation.token}
+    )
+    with pytest.raises(services.ServiceError, match="ha revocado"):
+        services.invitation_accept(token=invitation.token, user=outsider)
+
+
+def test_a_member_following_the_link_again_uses_nothing(master, campaign, player_a):
+    invitation = services.invitation_create(campaign=campaign, created_by=master)
+    membership = services.invitation_accept(token=invitation.token, user=player_a)
+    assert membership.role == "player"
+    invitation.refresh_from_db()
+    assert invitation.uses == 0
+
+
+def test_only_the_master_can_invite(campaign, player_a):
+    with pytest.raises(services.ServiceError):
+        services.invitation_create(campaign=campaign, created_by=player_a)
+
+
+def test_a_reusable_invitation_needs_an_expiry(master, campaign):
+    response = client_for(master).post(
+        reverse("mundo:invitations", kwargs={"slug": campaign.slug}),
+        {"kind": "reusable", "valid_days": ""},
+    )
+    assert response.status_code == 200
+    assert "valid_days" in response.context["form"].errors
+    assert not Invitation.objects.exists()
+
+
+def test_anonymous_visitor_of_an_invitation_is_offered_sign_up(master, campaign):
+    invitation = services.invitation_create(campaign=campaign, created_by=master)
+    html = Client().get(invitation.get_absolute_url()).content.decode()
+    assert reverse("signup") + "?next=" in html
+    response = Client().post(invitation.get_absolute_url())
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_unknown_invitation_is_404(db):
+    assert Client().get("/invitacion/nada/").status_code == 404

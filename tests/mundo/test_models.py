@@ -1,0 +1,67 @@
+"""Model validation: time zones, rule overrides, settlement constraints."""
+
+import datetime
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from tests.factories import CampaignFactory, SettlementFactory
+
+
+@pytest.mark.django_db
+def test_campaign_date_follows_the_day():
+    campaign = CampaignFactory(apocalypse_date=datetime.date(2026, 3, 1), current_day=7)
+    assert campaign.current_date == datetime.date(2026, 3, 8)
+
+
+@pytest.mark.django_db
+def test_every_campaign_gets_its_own_secret_entropy():
+    a, b = CampaignFactory(), CampaignFactory()
+    assert len(a.entropy) == 32
+    assert a.entropy != b.entropy
+    assert a.entropy_int == int(a.entropy, 16)
+
+
+@pytest.mark.django_db
+def test_rules_default_to_rules_md_and_take_overrides():
+    campaign = CampaignFactory(rule_overrides={"trait_cap": 5})
+    assert campaign.rules.creation_points == 10
+    assert campaign.rules.trait_cap == 5
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "overrides", [{"no_such_rule": 1}, {"creation_points": "diez"}, ["not", "a", "dict"]]
+)
+def test_bad_rule_overrides_are_refused_with_a_message(overrides):
+    campaign = CampaignFactory.build(rule_overrides=overrides)
+    with pytest.raises(ValidationError) as excinfo:
+        campaign.full_clean()
+    assert "rule_overrides" in excinfo.value.message_dict
+
+
+@pytest.mark.django_db
+def test_unknown_time_zone_is_refused():
+    campaign = CampaignFactory.build(time_zone="Mars/Olympus")
+    with pytest.raises(ValidationError) as excinfo:
+        campaign.full_clean()
+    assert "time_zone" in excinfo.value.message_dict
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("field", "value"), [("area_m2", 0.0), ("population", 0), ("growth_rate", 0.0)]
+)
+def test_settlement_constraints_hold_in_the_database(field, value):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        SettlementFactory(**{field: value})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("field", "value"), [("area_m2", 0.0), ("population", 0)])
+def test_settlement_form_validation_names_the_field(field, value):
+    settlement = SettlementFactory.build(campaign=CampaignFactory(), **{field: value})
+    with pytest.raises(ValidationError) as excinfo:
+        settlement.full_clean()
+    assert field in excinfo.value.message_dict

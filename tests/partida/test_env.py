@@ -1,0 +1,31 @@
+"""Typed environment helpers fail loudly on bad values."""
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from partida.env import env_bool, env_int, env_list
+
+
+def test_env_bool(monkeypatch):
+    monkeypatch.setenv("X_FLAG", "yes")
+    assert env_bool("X_FLAG") is True
+    monkeypatch.setenv("X_FLAG", "0")
+    assert env_bool("X_FLAG", default=True) is False
+    monkeypatch.setenv("X_FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="X_FLAG"):
+        env_bool("X_FLAG")
+    monkeypatch.delenv("X_FLAG")
+    assert env_bool("X_FLAG", default=True) is True
+
+
+def test_env_int(monkeypatch):
+    monkeypatch.setenv("X_NUM", "42")
+    assert env_int("X_NUM", 1) == 42
+    monkeypatch.setenv("X_NUM", "cuarenta")
+    with pytest.raises(ImproperlyConfigured, match="X_NUM"):
+        env_int("X_NUM", 1)
+
+
+def test_env_list(monkeypatch):
+    monkeypatch.setenv("X_HOSTS", "a.example, b.example,,")
+    assert env_list("X_HOSTS", []) == ["a.example", "b.example"]
