@@ -27,6 +27,7 @@ $(STAMP): requirements.lock pyproject.toml
 
 demo: install
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py cargar_demo
 	@echo
 	@echo "Partida is served on http://$(HOST):$(PORT)/  (Ctrl-C stops it)"

@@ -45,7 +45,7 @@ def test_campaign_page_shows_todays_population_and_p_per_cell(master, village, t
     html = response.content.decode()
     assert '<td class="num zombies">170</td>' in html
     assert '<td class="num survivors">30</td>' in html
-    assert "6,00 %" in html  # Spanish decimal comma
+    assert "6,00&nbsp;%" in html  # Spanish decimal comma
 
 
 def test_pages_speak_spanish_by_default(master, village):
@@ -122,3 +122,14 @@ def test_campaign_page_queries_do_not_grow_with_settlements(
     with django_assert_num_queries(5):
         response = client.get(campaign.get_absolute_url())
     assert len(response.context["statuses"]) == 21
+
+
+def test_spanish_even_for_an_english_browser_until_english_is_chosen(master, village):
+    client = client_for(master)
+    url = village.campaign.get_absolute_url()
+    html = client.get(url, HTTP_ACCEPT_LANGUAGE="en-US,en;q=0.9").content.decode()
+    assert "Supervivientes" in html
+    client.post("/i18n/setlang/", {"language": "en", "next": url})
+    html = client.get(url).content.decode()
+    assert 'lang="en"' in html
+    assert "Survivors" in html

@@ -83,9 +83,10 @@ class Command(BaseCommand):
         self.stdout.write(f"  Día {campaign.current_day} ({campaign.current_date.isoformat()})")
         for settlement in campaign.settlements.all():
             status = settlement_status(settlement, campaign.current_day)
+            p_cell = f"{status.p_cell_percent:.2f}".replace(".", ",")  # Spanish decimal comma
             self.stdout.write(
                 f"  {settlement.name}: {status.zombies} zombis, {status.survivors} "
-                f"supervivientes, {status.p_cell_percent:.2f} % por casilla"
+                f"supervivientes, {p_cell} % por casilla"
             )
         self.stdout.write("Usuarios (usuario / contraseña):")
         for username, password, role, _staff in DEMO_USERS:
