@@ -6,6 +6,7 @@ import factory
 from django.contrib.auth import get_user_model
 
 from mundo.models import Campaign, Membership, Settlement
+from personajes.models import Character, InventoryItem, ItemType, Trait, TraitValue
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -54,3 +55,72 @@ class SettlementFactory(factory.django.DjangoModelFactory):
     population = 200
     area_m2 = 10_000.0
     growth_rate = 1.0
+
+
+class TraitFactory(factory.django.DjangoModelFactory):
+    """A campaign trait. Most tests use ``personajes.services.campaign_traits`` (the ten of R5)."""
+
+    class Meta:
+        model = Trait
+        django_get_or_create = ("campaign", "slug")
+
+    campaign = factory.SubFactory(CampaignFactory)
+    slug = factory.Sequence(lambda n: f"rasgo_{n}")
+    name = factory.LazyAttribute(lambda t: t.slug.replace("_", " ").capitalize())
+    position = factory.Sequence(lambda n: 1000 + n)
+    dirt_sensitive = False
+
+
+class CharacterFactory(factory.django.DjangoModelFactory):
+    """A character; ``allocation={"fuerza": 2, …}`` also writes its sheet.
+
+    With an allocation the campaign's traits are made (``campaign_traits``) and every trait
+    gets a TraitValue row (0 when not given), as ``character_create`` does. Without it no
+    TraitValue rows exist (every trait then reads 0). The player is not made a member of the
+    campaign here: the tests' cast already is.
+    """
+
+    class Meta:
+        model = Character
+        skip_postgeneration_save = True
+
+    campaign = factory.SubFactory(CampaignFactory)
+    player = factory.SubFactory(UserFactory)
+    name = factory.Sequence(lambda n: f"Personaje {n}")
+    status = Character.Status.DRAFT
+
+    @factory.post_generation
+    def allocation(obj, create, extracted, **kwargs):
+        if not create or extracted is None:
+            return
+        from personajes.services import campaign_traits
+
+        TraitValue.objects.bulk_create(
+            [
+                TraitValue(character=obj, trait=trait, value=int(extracted.get(trait.slug, 0)))
+                for trait in campaign_traits(campaign=obj.campaign)
+            ]
+        )
+
+
+class ItemTypeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ItemType
+        django_get_or_create = ("campaign", "name")
+
+    campaign = factory.SubFactory(CampaignFactory)
+    name = factory.Sequence(lambda n: f"Objeto {n}")
+    kind = ItemType.Kind.FOOD
+    unit = "lata"
+    kcal_per_unit = 400.0
+
+
+class InventoryItemFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = InventoryItem
+
+    character = factory.SubFactory(CharacterFactory)
+    item_type = factory.SubFactory(
+        ItemTypeFactory, campaign=factory.SelfAttribute("..character.campaign")
+    )
+    quantity = 1

@@ -1,0 +1,222 @@
+"""Reads of characters, with their permission checks and the rule numbers pages show.
+
+``character_get_for_user`` is the one permission-checked fetch of a character: pages, API,
+feeds and e-mails all go through it. ``can_see_private`` decides how much of it they show.
+
+Who sees what (RULES.md R5; DESIGN.md "Who uses it"):
+- the owner, the campaign's master and superusers: everything, at every status;
+- anyone who may read the campaign (``mundo.selectors.campaigns_visible_to``): approved, dead
+  and risen characters, public part only (name, concept, portrait, status, traits);
+- nobody else: drafts and submitted sheets are between the player and the master.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Case, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce
+from django.http import Http404
+
+from mundo.models import Campaign, Membership
+from mundo.selectors import AnyUser, campaigns_visible_to
+from personajes.mapping import condition_state
+from personajes.models import Character, InventoryItem, Roll, SheetChange, Trait, TraitValue
+from reglas.characters import action_penalty
+from reglas.core import Breakdown
+from reglas.dice import action_success_probability
+from reglas.health import DiseaseInputs, disease_probability
+from reglas.weather import season_for
+
+PUBLIC_STATUSES = (Character.Status.APPROVED, Character.Status.DEAD, Character.Status.RISEN)
+"""Statuses whose sheet anyone who may read the campaign may see."""
+
+REFERENCE_THRESHOLD = 30
+"""The threshold (%) of the success chance shown beside each trait: the rulebook's door."""
+
+_STATUS_ORDER = {
+    Character.Status.SUBMITTED: 0,  # waiting for the master: first
+    Character.Status.DRAFT: 1,
+    Character.Status.APPROVED: 2,
+    Character.Status.DEAD: 3,
+    Character.Status.RISEN: 4,
+}
+
+
+def _is_private_viewer(character: Character, user: AnyUser | None) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    if user.is_superuser or character.player_id == user.pk:
+        return True
+    # By campaign id: no query for the campaign row itself.
+    return Membership.objects.filter(
+        campaign_id=character.campaign_id, user=user, role=Membership.Role.MASTER
+    ).exists()
+
+
+def can_see_private(character: Character, user: AnyUser | None) -> bool:
+    """True when ``user`` sees the character in full: condition state, inventory, change
+    history and rolls. The owner, the campaign's master and superusers do; everyone else sees
+    name, concept, portrait, status and traits only. At most one query (the role).
+    Source: RULES.md R5.
+    """
+    return _is_private_viewer(character, user)
+
+
+def character_get_for_user(*, pk: int | str, user: AnyUser | None) -> Character:
+    """The character with this pk if ``user`` may see it, with ``campaign`` and ``player``
+    (select_related).
+
+    Owner, master and superusers see every status; anyone who may read the campaign sees
+    approved, dead and risen characters. Raises Http404 otherwise, and for a missing or
+    malformed pk (a hidden sheet's existence is not revealed). Two or three queries.
+    """
+    try:
+        character = Character.objects.select_related("campaign", "player").get(pk=pk)
+    except (Character.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such character") from None
+    if _is_private_viewer(character, user):
+        return character
+    viewer = user if user is not None else AnonymousUser()
+    if (
+        character.status in PUBLIC_STATUSES
+        and campaigns_visible_to(viewer).filter(pk=character.campaign_id).exists()
+    ):
+        return character
+    raise Http404("No such character")
+
+
+def characters_for_master(*, campaign: Campaign) -> QuerySet[Character]:
+    """Every character of the campaign for the master's list, in one query.
+
+    select_related ``player``; annotated ``points`` (sum of trait points, 0 when none) and
+    ``status_order`` (submitted first: they wait for the master; then draft, approved, dead,
+    risen), ordered by it and the name. Status and condition counters are columns.
+    The caller checks the master (``mundo.selectors.campaign_get_for_master``).
+    Source: RULES.md R5.
+    """
+    points = (
+        TraitValue.objects.filter(character=OuterRef("pk"))
+        .values("character")
+        .annotate(total=Sum("value"))
+        .values("total")
+    )
+    return (
+        Character.objects.filter(campaign=campaign)
+        .select_related("player")
+        .annotate(
+            points=Coalesce(Subquery(points, output_field=IntegerField()), Value(0)),
+            status_order=Case(
+                *(When(status=s, then=Value(n)) for s, n in _STATUS_ORDER.items()),
+                default=Value(9),
+                output_field=IntegerField(),
+            ),
+        )
+        .order_by("status_order", "name", "pk")
+    )
+
+
+def characters_of_player(*, user: AnyUser | None) -> QuerySet[Character]:
+    """The user's characters in every campaign, with ``campaign`` (select_related), ordered
+    by campaign name then character name. Empty for anonymous users. One query.
+    """
+    if user is None or not user.is_authenticated:
+        return Character.objects.none()
+    return (
+        Character.objects.filter(player=user)
+        .select_related("campaign")
+        .order_by("campaign__name", "name", "pk")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SheetRow:
+    """One line of a character sheet: the trait, its points (0 if the sheet has no value for
+    it) and ``p_success``, the exact chance (0..1) of an action roll at 30 % with no penalty,
+    ``1 − 0.7^(1 + value)``. Source: RULES.md R3, R5.
+    """
+
+    trait: Trait
+    value: int
+    p_success: float
+
+    @property
+    def dice(self) -> int:
+        """Dice of an action roll with this trait (1 + value)."""
+        return 1 + self.value
+
+    @property
+    def p_success_percent(self) -> float:
+        """``p_success`` in % (0..100)."""
+        return 100.0 * self.p_success
+
+
+def sheet_rows(character: Character) -> list[SheetRow]:
+    """Every trait of the character's campaign in sheet order with the character's points.
+
+    Two queries whatever the number of traits: the campaign's traits and the character's
+    values. Renaming a trait changes no value (rows point at the trait); a trait added later
+    reads 0. Source: RULES.md R3, R5.
+    """
+    values = dict(TraitValue.objects.filter(character=character).values_list("trait_id", "value"))
+    rows = []
+    for trait in Trait.objects.filter(campaign_id=character.campaign_id):
+        value = values.get(trait.pk, 0)
+        rows.append(
+            SheetRow(
+                trait=trait,
+                value=value,
+                p_success=action_success_probability(value, REFERENCE_THRESHOLD),
+            )
+        )
+    return rows
+
+
+def penalty_breakdown(character: Character, dirt_sensitive: bool = False) -> Breakdown:
+    """The R9 action penalty the character's rolls take now: lines of (source, label, points)
+    with points subtracted from the threshold; only non-zero lines. Uses the campaign's rule
+    settings (``character.campaign``: select_related it to save a query).
+    Source: RULES.md R9 (R6, R7, R8, R12).
+    """
+    return action_penalty(condition_state(character), dirt_sensitive, character.campaign.rules)
+
+
+def disease_modifier_breakdown(
+    character: Character, season: str | None = None
+) -> tuple[int, Breakdown]:
+    """The character's side of the R10 disease probability: ``(p %, breakdown)``.
+
+    Season base + unhygienic days + dirt + extra dirt + hunger/thirst/fatigue days, from the
+    character's condition; the shelter's and the day's terms (sick housemates, rain or snow,
+    cold) are left out (they belong to the tick). ``season`` None = the season of the
+    campaign's current date (``reglas.weather.season_for``). ``p`` is clamped to 0..100.
+    Raises ``reglas.errors.RulesError`` for an unknown season name.
+    Source: RULES.md R10, R11.
+    """
+    campaign = character.campaign
+    chosen = season if season is not None else str(season_for(campaign.current_date))
+    inputs = DiseaseInputs.from_state(chosen, condition_state(character))
+    return disease_probability(inputs, campaign.rules)
+
+
+def character_inventory(character: Character) -> QuerySet[InventoryItem]:
+    """What the character carries (quantity > 0), with ``item_type`` (select_related), by kind
+    and name. One query. Private: show it only when ``can_see_private``."""
+    return (
+        InventoryItem.objects.filter(character=character, quantity__gt=0)
+        .select_related("item_type")
+        .order_by("item_type__kind", "item_type__name")
+    )
+
+
+def character_history(character: Character) -> QuerySet[SheetChange]:
+    """The master's changes to the sheet, newest first, with ``changed_by`` (select_related).
+    One query. Private: show it only when ``can_see_private``."""
+    return SheetChange.objects.filter(character=character).select_related("changed_by")
+
+
+def character_rolls(character: Character) -> QuerySet[Roll]:
+    """The character's rolls, newest first, with ``made_by`` and ``trait`` (select_related).
+    One query. Private: show it only when ``can_see_private``."""
+    return Roll.objects.filter(character=character).select_related("made_by", "trait")

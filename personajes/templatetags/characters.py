@@ -1,0 +1,52 @@
+"""Template helpers of the character pages: percentages, dice marks, a campaign's cast."""
+
+from __future__ import annotations
+
+from django import template
+from django.db.models import QuerySet
+from django.utils.formats import number_format
+
+from mundo.models import Campaign
+from personajes.models import Character, Roll
+
+register = template.Library()
+
+
+@register.filter
+def percent(p: float | None, decimals: int = 0) -> str:
+    """A probability 0..1 as localised percent text: ``0.657`` → ``"66 %"`` (``"65,7 %"``
+    with ``decimals=1``); ``"—"`` when unknown."""
+    if p is None:
+        return "—"
+    return f"{number_format(round(100 * p, decimals), decimals)} %"
+
+
+@register.filter
+def dice_marks(roll: Roll) -> list[tuple[int, bool | None]]:
+    """Each die of a stored roll with whether it succeeded (R1: die ≤ effective threshold);
+    None while the master has not set the threshold."""
+    threshold = roll.effective_threshold
+    return [(int(d), None if threshold is None else int(d) <= threshold) for d in roll.dice]
+
+
+@register.filter
+def modifier_total(modifiers: object) -> int:
+    """Sum of the points of a breakdown: Modifier objects or their stored dicts."""
+    total = 0
+    for m in modifiers or ():  # type: ignore[attr-defined]
+        total += int(m["points"] if isinstance(m, dict) else m.points)
+    return total
+
+
+@register.simple_tag
+def approved_characters(campaign: Campaign) -> QuerySet[Character]:
+    """The campaign's approved characters with their players (one query, any number of them).
+
+    Shown on the campaign page to whoever may read it: an approved sheet is public within the
+    campaign (RULES.md R5).
+    """
+    return (
+        Character.objects.filter(campaign=campaign, status=Character.Status.APPROVED)
+        .select_related("player")
+        .order_by("name")
+    )

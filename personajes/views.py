@@ -1,0 +1,436 @@
+"""Pages of characters: the sheet builder, the sheet, the master's review and edit, action rolls
+from the sheet, and the lists (mine, and the master's of a campaign).
+
+Views stay thin: they fetch through permission-checked selectors, call one service, and put a
+``ServiceError``'s messages back on the form next to the field they are about. Who may do what:
+
+- builder (create): members of the campaign (master or player); others 403, or 404 when they
+  may not even read the campaign.
+- builder (edit): the owner, while the sheet is a draft; 403 otherwise (404 when the sheet is
+  not visible to them at all, see ``selectors.character_get_for_user``).
+- sheet: whoever ``character_get_for_user`` lets see it; the private parts (condition,
+  inventory, history, rolls) only when ``selectors.can_see_private``.
+- master pages (review, master edit, the campaign's list): the campaign's master; everyone else
+  404, as ``mundo.selectors.campaign_get_for_master`` does: master pages do not reveal themselves.
+- roll: the owner or the master; others who can see the sheet 403.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from mundo import selectors as mundo_selectors
+from mundo.models import Campaign, Membership
+from mundo.services import ServiceError
+from personajes import forms, selectors, services
+from personajes.models import Character, Roll, SheetChange
+from reglas.core import breakdown_total, clamp_threshold
+from reglas.dice import action_success_probability
+
+RECENT_ROLLS = 10
+HISTORY_ROWS = 50
+
+
+def _is_master(campaign: Campaign, user: Any) -> bool:
+    return mundo_selectors.campaign_role(campaign, user) == Membership.Role.MASTER
+
+
+def _character_for_master(request: HttpRequest, pk: int) -> Character:
+    """The character if the user is its campaign's master; Http404 for anyone else."""
+    character = selectors.character_get_for_user(pk=pk, user=request.user)
+    if not _is_master(character.campaign, request.user):
+        raise Http404("No such character")
+    return character
+
+
+def _recent_changes(character: Character) -> list[SheetChange]:
+    return list(selectors.character_history(character)[:HISTORY_ROWS])
+
+
+# --- the sheet builder (R5) ---------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def character_create(request: HttpRequest, slug: str) -> HttpResponse:
+    """A new character in the campaign: the sheet builder (members only)."""
+    campaign = mundo_selectors.campaign_get_for_user(slug=slug, user=request.user)
+    if mundo_selectors.campaign_role(campaign, request.user) is None:
+        raise PermissionDenied
+    return _sheet_builder(request, campaign=campaign, character=None)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def sheet_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """The owner's draft in the sheet builder. Submitted or approved sheets: 403 (R5)."""
+    character = selectors.character_get_for_user(pk=pk, user=request.user)
+    if character.player_id != request.user.pk or character.status != Character.Status.DRAFT:
+        raise PermissionDenied
+    return _sheet_builder(request, campaign=character.campaign, character=character)
+
+
+def _sheet_builder(
+    request: HttpRequest, *, campaign: Campaign, character: Character | None
+) -> HttpResponse:
+    """GET: the form. htmx POST: the points fragment, nothing saved. POST: save or re-render."""
+    traits = services.campaign_traits(campaign=campaign)
+    rules = campaign.rules
+    initial: dict[str, Any] = {}
+    if character is not None:
+        initial = {"name": character.name, "concept": character.concept}
+        for row in selectors.sheet_rows(character):
+            initial[forms.trait_field_name(row.trait.slug)] = row.value
+    form = forms.SheetForm(
+        request.POST if request.method == "POST" else None,
+        request.FILES if request.method == "POST" else None,
+        traits=traits,
+        trait_cap=rules.trait_cap,
+        htmx_url=request.path,
+        initial=initial,
+    )
+    action = request.POST.get("action", "draft")
+    if request.method == "POST":
+        valid = form.is_valid()
+        if request.htmx:
+            context = _points_context(form, rules.creation_points) | {"oob": True}
+            return render(request, "personajes/sheet_form.html#points", context)
+        if valid and action != "check":
+            saved = _save_sheet(
+                form, campaign=campaign, character=character, user=request.user, action=action
+            )
+            if saved is not None:
+                if saved.status == Character.Status.SUBMITTED:
+                    messages.success(request, _("Sheet sent: the master will review it."))
+                else:
+                    messages.success(request, _("Draft saved."))
+                return redirect(saved)
+    context = _points_context(form, rules.creation_points) | {
+        "campaign": campaign,
+        "character": character,
+        "form": form,
+        "trait_cap": rules.trait_cap,
+    }
+    return render(request, "personajes/sheet_form.html", context)
+
+
+def _save_sheet(
+    form: forms.SheetForm,
+    *,
+    campaign: Campaign,
+    character: Character | None,
+    user: Any,
+    action: str,
+) -> Character | None:
+    """Create or update through the services; on ServiceError put it on the form, return None.
+
+    A new character is created and its sheet saved in one transaction, so a refused sheet
+    leaves no half-made character behind.
+    """
+    data = form.cleaned_data
+    try:
+        with transaction.atomic():
+            if character is None:
+                character = services.character_create(
+                    campaign=campaign, player=user, name=data["name"], concept=data["concept"]
+                )
+            return services.sheet_save(
+                character=character,
+                user=user,
+                allocation=form.allocation(),
+                submit=action == "submit",
+                name=data["name"],
+                concept=data["concept"],
+                portrait=data.get("portrait") or None,
+            )
+    except ServiceError as exc:
+        forms.add_service_errors(form, exc)
+        return None
+
+
+def _points_context(form: forms.SheetForm, creation_points: int) -> dict[str, Any]:
+    """Rows (trait, field, value, 30 % chance) and the counter: points left of the total."""
+    rows = form.trait_rows()
+    total = sum(row.value or 0 for row in rows)
+    remaining = creation_points - total
+    return {
+        "rows": rows,
+        "total": total,
+        "remaining": remaining,
+        "remaining_over": -remaining,
+        "creation_points": creation_points,
+    }
+
+
+# --- the sheet --------------------------------------------------------------------------------
+
+
+@require_safe
+def character_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A character's sheet; its private parts for the owner and the master."""
+    character = selectors.character_get_for_user(pk=pk, user=request.user)
+    return render(request, "personajes/character_detail.html", _detail_context(request, character))
+
+
+def _detail_context(
+    request: HttpRequest, character: Character, review_form: forms.ReviewForm | None = None
+) -> dict[str, Any]:
+    user = request.user
+    is_master = _is_master(character.campaign, user)
+    is_owner = user.is_authenticated and character.player_id == user.pk
+    private = selectors.can_see_private(character, user)
+    context: dict[str, Any] = {
+        "character": character,
+        "campaign": character.campaign,
+        "is_master": is_master,
+        "is_owner": is_owner,
+        "private": private,
+        "can_edit": is_owner and character.status == Character.Status.DRAFT,
+        "can_roll": (is_owner or is_master) and character.is_alive,
+        "rows": selectors.sheet_rows(character),
+        "review_form": review_form or forms.ReviewForm(),
+    }
+    if private:
+        penalty = selectors.penalty_breakdown(character)
+        dirty_penalty = selectors.penalty_breakdown(character, dirt_sensitive=True)
+        disease_points, disease_breakdown = selectors.disease_modifier_breakdown(character)
+        context |= {
+            "penalty": penalty,
+            "penalty_total": breakdown_total(penalty),
+            "dirt_extra": breakdown_total(dirty_penalty) - breakdown_total(penalty),
+            "disease_points": disease_points,
+            "disease_breakdown": disease_breakdown,
+            "inventory": list(selectors.character_inventory(character)),
+            "rolls": list(selectors.character_rolls(character)[:RECENT_ROLLS]),
+            "changes": _recent_changes(character),
+        }
+    return context
+
+
+@login_required
+@require_POST
+def character_review(request: HttpRequest, pk: int) -> HttpResponse:
+    """The master approves a submitted sheet or returns it with a comment (R5)."""
+    character = _character_for_master(request, pk)
+    form = forms.ReviewForm(request.POST)
+    if form.is_valid():
+        approve = form.cleaned_data["decision"] == forms.ReviewForm.APPROVE
+        try:
+            services.sheet_review(
+                character=character,
+                master=request.user,
+                approve=approve,
+                comment=form.cleaned_data["comment"],
+            )
+        except ServiceError as exc:
+            forms.add_service_errors(form, exc)
+        else:
+            if approve:
+                messages.success(request, _("Sheet approved."))
+            else:
+                messages.success(request, _("Sheet returned to the player with your comment."))
+            return redirect(character)
+    return render(
+        request, "personajes/character_detail.html", _detail_context(request, character, form)
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_master_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """The master edits any trait and the condition state; every change is logged (R5)."""
+    character = _character_for_master(request, pk)
+    rows = selectors.sheet_rows(character)
+    form = forms.MasterSheetForm(
+        request.POST if request.method == "POST" else None,
+        instance=character,
+        traits=[row.trait for row in rows],
+        values={row.trait.slug: row.value for row in rows},
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            changes = services.sheet_master_edit(
+                character=character,
+                master=request.user,
+                allocation=form.allocation(),
+                condition=form.condition(),
+                reason=form.cleaned_data["reason"],
+            )
+        except ServiceError as exc:
+            forms.add_service_errors(form, exc)
+        else:
+            if changes:
+                # No ngettext: a count after a colon reads right in every language.
+                messages.success(
+                    request, _("Changes saved and logged: %(count)d.") % {"count": len(changes)}
+                )
+            else:
+                messages.info(request, _("Nothing changed."))
+            return redirect("personajes:master_edit", pk=character.pk)
+    return render(
+        request,
+        "personajes/master_edit.html",
+        {
+            "character": character,
+            "campaign": character.campaign,
+            "form": form,
+            "changes": _recent_changes(character),
+        },
+    )
+
+
+# --- action rolls (R3, R9) ----------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
+    """An action roll from the sheet, by the owner or the master.
+
+    GET: the form with the exact chance (``?rasgo=<slug>`` preselects a trait, ``?tirada=<id>``
+    shows a roll just made). htmx POST: the chance fragment, nothing rolled. POST: roll through
+    ``services.roll_action_for_character`` and redirect to the stored roll.
+    """
+    character = selectors.character_get_for_user(pk=pk, user=request.user)
+    master = _is_master(character.campaign, request.user)
+    if not master and character.player_id != request.user.pk:
+        raise PermissionDenied
+    rows = selectors.sheet_rows(character)
+    traits = [row.trait for row in rows]
+    values = {row.trait.slug: row.value for row in rows}
+    data = None
+    if request.method == "POST":
+        data = request.POST.copy()
+        if request.htmx and request.htmx.trigger == "id_trait":
+            # A new trait resets the dirt box to that trait's own flag (R8).
+            chosen = next((t for t in traits if t.slug == data.get("trait")), None)
+            if chosen is not None and chosen.dirt_sensitive:
+                data["dirt_sensitive"] = "on"
+            else:
+                data.pop("dirt_sensitive", None)
+    shown = _shown_roll(character, request.GET.get("tirada"))
+    first = next((t for t in traits if t.slug == request.GET.get("rasgo")), None) or (
+        traits[0] if traits else None
+    )
+    form = forms.RollForm(
+        data,
+        traits=traits,
+        master=master,
+        htmx_url=request.path,
+        initial={
+            "trait": first.slug if first else None,
+            "dirt_sensitive": bool(first and first.dirt_sensitive),
+            # Another roll like the one just made is one tap away.
+            "base_threshold": shown.base_threshold if shown else None,
+        },
+    )
+    if request.method == "POST":
+        if request.htmx:
+            context = {
+                "form": form,
+                "preview": _roll_preview(character, form, values),
+                "oob_dirt": request.htmx.trigger == "id_trait",
+            }
+            return render(request, "personajes/roll_form.html#chance", context)
+        if "preview" not in request.POST and form.is_valid():
+            try:
+                roll = services.roll_action_for_character(
+                    character=character,
+                    trait_slug=form.cleaned_data["trait"],
+                    base_threshold=form.cleaned_data["base_threshold"],
+                    made_by=request.user,
+                    dirt_sensitive=form.dirt_choice(),
+                    reason=form.cleaned_data["reason"],
+                )
+            except ServiceError as exc:
+                forms.add_service_errors(form, exc)
+            else:
+                url = reverse("personajes:roll", kwargs={"pk": character.pk})
+                query = urlencode({"tirada": roll.pk, "rasgo": form.cleaned_data["trait"]})
+                return redirect(f"{url}?{query}")
+    return render(
+        request,
+        "personajes/roll_form.html",
+        {
+            "character": character,
+            "campaign": character.campaign,
+            "form": form,
+            "preview": _roll_preview(character, form, values),
+            "roll": shown,
+        },
+    )
+
+
+def _shown_roll(character: Character, roll_id: str | None) -> Roll | None:
+    """The character's roll with this id (just made), or None."""
+    if not roll_id or not roll_id.isdigit():
+        return None
+    return selectors.character_rolls(character).filter(pk=int(roll_id)).first()
+
+
+def _roll_preview(
+    character: Character, form: forms.RollForm, values: dict[str, int]
+) -> dict[str, Any]:
+    """The chance of the roll being typed: penalty (R9), effective threshold, P(success) (R3)."""
+    trait = form.selected_trait()
+    if trait is None:
+        return {"trait": None}
+    value = values.get(trait.slug, 0)
+    penalty = selectors.penalty_breakdown(character, dirt_sensitive=form.dirt_for_preview())
+    total = breakdown_total(penalty)
+    base = form.threshold_for_preview()
+    preview: dict[str, Any] = {
+        "trait": trait,
+        "value": value,
+        "dice": value + 1,
+        "base": base,
+        "penalty": penalty,
+        "penalty_total": total,
+    }
+    if base is not None:
+        effective = clamp_threshold(base - total)
+        preview |= {
+            "effective": effective,
+            "p": action_success_probability(value, effective),
+        }
+    return preview
+
+
+# --- lists ------------------------------------------------------------------------------------
+
+
+@login_required
+@require_safe
+def my_characters(request: HttpRequest) -> HttpResponse:
+    """The signed-in player's characters across campaigns."""
+    characters = selectors.characters_of_player(user=request.user)
+    return render(request, "personajes/my_characters.html", {"characters": characters})
+
+
+@login_required
+@require_safe
+def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master's list of a campaign's characters, sheets pending approval first."""
+    campaign = mundo_selectors.campaign_get_for_master(slug=slug, user=request.user)
+    characters = list(selectors.characters_for_master(campaign=campaign))
+    pending = [c for c in characters if c.status == Character.Status.SUBMITTED]
+    return render(
+        request,
+        "personajes/campaign_characters.html",
+        {"campaign": campaign, "characters": characters, "pending": pending},
+    )
