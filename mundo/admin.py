@@ -1,7 +1,22 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from mundo.models import Campaign, Invitation, Membership, Settlement
+from mundo import services
+from mundo.models import (
+    Campaign,
+    DayTick,
+    Grid,
+    GridDay,
+    Invitation,
+    Location,
+    Membership,
+    Settlement,
+    SettlementDay,
+    WeatherRecord,
+    WorldRoll,
+)
 from mundo.selectors import settlement_status
 
 
@@ -19,8 +34,9 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
-    list_display = ["name", "current_day", "current_date", "is_public", "time_zone"]
-    list_filter = ["is_public"]
+    # The "advance day" action is added by partida.admin (the tick composes every app).
+    list_display = ["name", "current_day", "current_date", "schedule", "tick_time", "time_zone"]
+    list_filter = ["is_public", "schedule"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ("name",)}
     readonly_fields = ["created_at"]
@@ -33,7 +49,16 @@ class CampaignAdmin(admin.ModelAdmin):
 
 @admin.register(Settlement)
 class SettlementAdmin(admin.ModelAdmin):
-    list_display = ["name", "campaign", "population", "area_m2", "growth_rate", "zombies_today"]
+    list_display = [
+        "name",
+        "campaign",
+        "population",
+        "area_m2",
+        "growth_rate",
+        "zombies_today",
+        "own_grid",
+        "own_climate",
+    ]
     list_filter = ["campaign"]
     list_select_related = ["campaign"]
     search_fields = ["name"]
@@ -68,3 +93,124 @@ class InvitationAdmin(admin.ModelAdmin):
     list_select_related = ["campaign", "created_by"]
     readonly_fields = ["token", "uses", "created_at"]
     autocomplete_fields = ["campaign", "created_by"]
+
+
+def _run_each(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, objects: QuerySet, call: object
+) -> None:
+    """Run a world service on each selected object, reporting each roll or refusal."""
+    for obj in objects:
+        try:
+            roll = call(obj)  # type: ignore[operator]
+        except services.ServiceError as exc:
+            modeladmin.message_user(request, f"{obj}: {' '.join(exc.messages)}", messages.ERROR)
+        else:
+            modeladmin.message_user(request, f"{obj}: {roll.description}", messages.SUCCESS)
+
+
+@admin.register(Location)
+class LocationAdmin(admin.ModelAdmin):
+    list_display = ["name", "settlement", "kind", "shop_type", "discovered_day", "searched_day"]
+    list_filter = ["kind", "shop_type", "settlement__campaign"]
+    list_select_related = ["settlement"]
+    search_fields = ["name"]
+    readonly_fields = [
+        "discovered_day",
+        "stock_food_kcal",
+        "stock_water_l",
+        "stock_toilet_paper_rolls",
+        "stock_medicine_doses",
+        "searched_day",
+    ]
+    actions = ["discover_shops", "search_places"]
+
+    @admin.action(description=_("Discover the selected shops (R23, rolled once)"))
+    def discover_shops(self, request: HttpRequest, queryset: QuerySet[Location]) -> None:
+        _run_each(
+            self,
+            request,
+            queryset.select_related("settlement__campaign"),
+            lambda place: services.shop_discover(location=place, user=request.user),
+        )
+
+    @admin.action(description=_("Search the selected places for weapons (R22)"))
+    def search_places(self, request: HttpRequest, queryset: QuerySet[Location]) -> None:
+        _run_each(
+            self,
+            request,
+            queryset.select_related("settlement__campaign"),
+            lambda place: services.location_search(location=place, user=request.user),
+        )
+
+
+@admin.register(Grid)
+class GridAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "campaign", "power_on", "power_cut_day", "water_on", "water_cut_day"]
+    list_filter = ["campaign", "power_on", "water_on"]
+    list_select_related = ["campaign", "settlement"]
+    readonly_fields = ["power_cut_day", "water_cut_day"]
+    actions = ["restore_power", "restore_water"]
+
+    @admin.action(description=_("Restore power (R16)"))
+    def restore_power(self, request: HttpRequest, queryset: QuerySet[Grid]) -> None:
+        _run_each(
+            self,
+            request,
+            queryset.select_related("campaign", "settlement"),
+            lambda grid: services.utility_restore(grid=grid, user=request.user, power=True),
+        )
+
+    @admin.action(description=_("Restore water (R16)"))
+    def restore_water(self, request: HttpRequest, queryset: QuerySet[Grid]) -> None:
+        _run_each(
+            self,
+            request,
+            queryset.select_related("campaign", "settlement"),
+            lambda grid: services.utility_restore(grid=grid, user=request.user, water=True),
+        )
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records written by the tick or by rolls: readable, never edited by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(GridDay)
+class GridDayAdmin(ReadOnlyAdmin):
+    list_display = ["grid", "day", "probability", "power_die", "water_die", "power_on", "water_on"]
+    list_filter = ["grid__campaign"]
+    list_select_related = ["grid__settlement"]
+
+
+@admin.register(WeatherRecord)
+class WeatherRecordAdmin(ReadOnlyAdmin):
+    list_display = ["campaign", "day", "settlement", "sky_label", "min_c", "max_c"]
+    list_filter = ["campaign"]
+    list_select_related = ["campaign", "settlement"]
+
+
+@admin.register(SettlementDay)
+class SettlementDayAdmin(ReadOnlyAdmin):
+    list_display = ["settlement", "day", "zombies", "survivors", "risen"]
+    list_filter = ["settlement__campaign"]
+    list_select_related = ["settlement"]
+
+
+@admin.register(DayTick)
+class DayTickAdmin(ReadOnlyAdmin):
+    list_display = ["campaign", "day", "trigger", "created_at", "characters", "deaths", "risen"]
+    list_filter = ["campaign", "trigger"]
+    list_select_related = ["campaign"]
+
+
+@admin.register(WorldRoll)
+class WorldRollAdmin(ReadOnlyAdmin):
+    list_display = ["campaign", "day", "kind", "location", "settlement", "dice", "made_by"]
+    list_filter = ["campaign", "kind"]
+    list_select_related = ["campaign", "location", "settlement", "made_by"]
+    readonly_fields = ["description"]

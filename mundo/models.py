@@ -13,11 +13,13 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from reglas.errors import RulesError
 from reglas.settings import RuleSettings
+from reglas.supplies import SHOP_TYPES
 
 
 def new_invitation_token() -> str:
@@ -91,6 +93,27 @@ class Campaign(models.Model):
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
+    class Schedule(models.TextChoices):
+        DAILY = "daily", _("every real day at the tick time")
+        MANUAL = "manual", _("only when the master advances it")
+
+    # The daily tick's schedule (DESIGN.md, Time). "Due" is computed from the local wall-clock
+    # time in ``time_zone`` (mundo.schedule), so 06:00 stays 06:00 across daylight saving.
+    schedule = models.CharField(
+        _("schedule"), max_length=10, choices=Schedule.choices, default=Schedule.DAILY
+    )
+    tick_time = models.TimeField(
+        _("tick time"),
+        default=datetime.time(6, 0),
+        help_text=_("Local time (in the campaign's time zone) at which the day advances."),
+    )
+    last_scheduled_run = models.DateTimeField(
+        _("last scheduled run"),
+        null=True,
+        blank=True,
+        help_text=_("The scheduled time the day last advanced for (empty: never)."),
+    )
+
     class Meta:
         verbose_name = _("campaign")
         verbose_name_plural = _("campaigns")
@@ -161,15 +184,39 @@ class Settlement(models.Model):
     name = models.CharField(_("name"), max_length=120)
     slug = models.SlugField(_("slug"), max_length=120)
     population = models.PositiveIntegerField(
-        _("pre-apocalypse population (K)"), validators=[MinValueValidator(1)]
+        _("pre-apocalypse population (K)"),
+        validators=[
+            MinValueValidator(1, message=_("The population (K) must be at least 1 inhabitant."))
+        ],
     )
     area_m2 = models.FloatField(
         _("area (m²)"),
-        validators=[MinValueValidator(4.0)],
+        validators=[
+            MinValueValidator(4.0, message=_("The area must be at least one 2 × 2 m cell (4 m²)."))
+        ],
         help_text=_("Populated area; cells of 2 × 2 m = area / 4."),
     )
     growth_rate = models.FloatField(
-        _("growth rate (r)"), default=1.0, validators=[MinValueValidator(0.001)]
+        _("growth rate (r)"),
+        default=1.0,
+        validators=[MinValueValidator(0.001, message=_("The growth rate r must be above 0."))],
+    )
+    # R17: the master's running tally, applied on top of the curve (never below 0).
+    zombies_destroyed = models.PositiveIntegerField(_("zombies destroyed"), default=0)
+    survivors_rescued = models.PositiveIntegerField(_("survivors rescued"), default=0)
+    characters_risen = models.PositiveIntegerField(
+        _("characters risen"), default=0, help_text=_("Characters who rose as zombies here.")
+    )
+    # R16 / R11: the campaign's regional grid and weather unless the settlement has its own.
+    own_grid = models.BooleanField(
+        _("own power and water grid"),
+        default=False,
+        help_text=_("Otherwise it shares the campaign's regional grid."),
+    )
+    own_climate = models.BooleanField(
+        _("own climate"),
+        default=False,
+        help_text=_("Roll its own weather each day instead of the campaign's."),
     )
 
     class Meta:
@@ -233,3 +280,317 @@ class Invitation(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("mundo:invitation", kwargs={"token": self.token})
+
+
+# --- places (R7, R22, R23) ---------------------------------------------------------------------
+
+SHOP_TYPE_CHOICES = [
+    ("supermercado", _("supermarket")),
+    ("comercio_alimenticio", _("food shop")),
+    ("tienda", _("shop")),
+    ("gasolinera", _("petrol station")),
+    ("farmacia", _("pharmacy")),
+]
+# The choices must follow the engine's table (RULES.md R23); a test checks they agree.
+assert [c for c, _label in SHOP_TYPE_CHOICES] == list(SHOP_TYPES)
+
+
+class Location(models.Model):
+    """A place in a settlement: a dwelling, a shop (R22, R23), a shelter (R7) or a water source.
+
+    Shelter hygiene (R7): ``latrine_distance_m`` is the distance (m) of the place used as a
+    toilet from the living/eating/sleeping area (empty = none apart), ``has_cesspit``,
+    ``running_water`` (plumbing: water flows while its grid's water is on, R16) and
+    ``paper_substitute`` (leaves, newspaper…). Toilet paper itself is stock in the shelter's
+    stash. A shop's stock (kcal, L, rolls, doses) is rolled once, when it is discovered (R23);
+    a search for weapons (R22) is made once per place.
+    """
+
+    class Kind(models.TextChoices):
+        DWELLING = "dwelling", _("dwelling")
+        SHOP = "shop", _("shop")
+        SHELTER = "shelter", _("shelter")
+        WATER_SOURCE = "water_source", _("water source")
+
+    settlement = models.ForeignKey(
+        Settlement, on_delete=models.CASCADE, related_name="locations", verbose_name=_("settlement")
+    )
+    name = models.CharField(_("name"), max_length=120)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    description = models.TextField(_("description"), blank=True)
+    shop_type = models.CharField(
+        _("shop type"), max_length=30, choices=SHOP_TYPE_CHOICES, blank=True
+    )
+    latrine_distance_m = models.FloatField(
+        _("latrine distance (m)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0, message=_("A distance cannot be negative."))],
+        help_text=_("Distance of the toilet place from where people live; empty: none apart."),
+    )
+    has_cesspit = models.BooleanField(_("cesspit"), default=False)
+    running_water = models.BooleanField(
+        _("running water"), default=False, help_text=_("Plumbing: works while the grid has water.")
+    )
+    paper_substitute = models.BooleanField(
+        _("toilet paper substitute"), default=False, help_text=_("Leaves, newspaper…")
+    )
+    discovered_day = models.PositiveIntegerField(_("discovered on day"), null=True, blank=True)
+    stock_food_kcal = models.PositiveIntegerField(_("food left (kcal)"), null=True, blank=True)
+    stock_water_l = models.PositiveIntegerField(_("water left (L)"), null=True, blank=True)
+    stock_toilet_paper_rolls = models.PositiveIntegerField(
+        _("toilet paper left (rolls)"), null=True, blank=True
+    )
+    stock_medicine_doses = models.PositiveIntegerField(
+        _("medicine left (doses)"), null=True, blank=True
+    )
+    searched_day = models.PositiveIntegerField(_("searched on day"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("place")
+        verbose_name_plural = _("places")
+        ordering = ["settlement", "kind", "name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(kind="shop") & ~Q(shop_type="")) | (~Q(kind="shop") & Q(shop_type="")),
+                name="location_shop_type_iff_shop",
+            ),
+            models.CheckConstraint(
+                condition=Q(latrine_distance_m__isnull=True) | Q(latrine_distance_m__gte=0),
+                name="location_latrine_distance_gte_0",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_kind_display()})"
+
+    def clean(self) -> None:
+        if self.kind == self.Kind.SHOP and not self.shop_type:
+            raise ValidationError({"shop_type": _("A shop needs a shop type.")})
+        if self.kind != self.Kind.SHOP and self.shop_type:
+            raise ValidationError({"shop_type": _("Only shops have a shop type.")})
+
+    @property
+    def discovered(self) -> bool:
+        return self.discovered_day is not None
+
+
+# --- power and water (R16), weather (R11), populations (R17) ----------------------------------
+
+
+class Grid(models.Model):
+    """A power and water grid: the campaign's regional one (``settlement`` empty) or a
+    settlement's own. A cut stays cut until the master restores it. Source: RULES.md R16."""
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="grids", verbose_name=_("campaign")
+    )
+    settlement = models.OneToOneField(
+        Settlement,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="grid",
+        verbose_name=_("settlement"),
+    )
+    power_on = models.BooleanField(_("power on"), default=True)
+    water_on = models.BooleanField(_("water on"), default=True)
+    power_cut_day = models.PositiveIntegerField(_("power cut on day"), null=True, blank=True)
+    water_cut_day = models.PositiveIntegerField(_("water cut on day"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("grid")
+        verbose_name_plural = _("grids")
+        ordering = ["campaign", "settlement__name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign"],
+                condition=Q(settlement__isnull=True),
+                name="grid_one_regional_per_campaign",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.settlement.name if self.settlement_id else str(_("regional grid"))
+
+
+class GridDay(models.Model):
+    """One grid on one day: the cut probability (%), each d100 (0 = not rolled, already cut)
+    and the state after the roll. Source: RULES.md R16."""
+
+    grid = models.ForeignKey(Grid, on_delete=models.CASCADE, related_name="days")
+    day = models.PositiveIntegerField(_("day"))
+    probability = models.PositiveSmallIntegerField(_("cut probability (%)"))
+    power_die = models.PositiveSmallIntegerField(_("power d100"), default=0)
+    water_die = models.PositiveSmallIntegerField(_("water d100"), default=0)
+    power_cut_today = models.BooleanField(_("power cut today"), default=False)
+    water_cut_today = models.BooleanField(_("water cut today"), default=False)
+    power_on = models.BooleanField(_("power on"))
+    water_on = models.BooleanField(_("water on"))
+
+    class Meta:
+        verbose_name = _("grid day")
+        verbose_name_plural = _("grid days")
+        ordering = ["-day"]
+        constraints = [models.UniqueConstraint(fields=["grid", "day"], name="grid_day_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.grid} · {self.day}"
+
+
+class WeatherRecord(models.Model):
+    """The weather of one campaign-day: the region's (``settlement`` empty) or a settlement's
+    with its own climate. Temperatures in °C; ``dice`` every die (``reglas.weather.Weather``).
+    Source: RULES.md R11."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="weather")
+    settlement = models.ForeignKey(
+        Settlement, on_delete=models.CASCADE, null=True, blank=True, related_name="weather"
+    )
+    day = models.PositiveIntegerField(_("day"))
+    season = models.CharField(_("season"), max_length=12)
+    sky = models.CharField(_("sky"), max_length=20)
+    sky_label = models.CharField(_("sky label"), max_length=40)
+    precipitation = models.BooleanField(_("precipitation"))
+    min_c = models.SmallIntegerField(_("minimum (°C)"))
+    max_c = models.SmallIntegerField(_("maximum (°C)"))
+    dice = models.JSONField(_("dice"), default=dict)
+    generator_key = models.JSONField(_("generator key"), default=list)
+
+    class Meta:
+        verbose_name = _("weather record")
+        verbose_name_plural = _("weather records")
+        ordering = ["-day"]
+        constraints = [
+            # Two partial constraints: NULL settlements are distinct in a plain unique index.
+            models.UniqueConstraint(
+                fields=["campaign", "day"],
+                condition=Q(settlement__isnull=True),
+                name="weather_unique_regional_day",
+            ),
+            models.UniqueConstraint(
+                fields=["campaign", "settlement", "day"],
+                condition=Q(settlement__isnull=False),
+                name="weather_unique_settlement_day",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day}: {self.sky_label}, {self.min_c}/{self.max_c} °C"
+
+
+class SettlementDay(models.Model):
+    """A settlement's population on one played day: the curve (R17) and the master's tally
+    at that time, so the history page shows what was true then."""
+
+    settlement = models.ForeignKey(Settlement, on_delete=models.CASCADE, related_name="days")
+    day = models.PositiveIntegerField(_("day"))
+    base_zombies = models.PositiveIntegerField(_("zombies by the curve"))
+    zombies = models.PositiveIntegerField(_("zombies"))
+    survivors = models.PositiveIntegerField(_("survivors"))
+    destroyed = models.PositiveIntegerField(_("zombies destroyed"), default=0)
+    rescued = models.PositiveIntegerField(_("survivors rescued"), default=0)
+    risen = models.PositiveIntegerField(_("characters risen"), default=0)
+
+    class Meta:
+        verbose_name = _("settlement day")
+        verbose_name_plural = _("settlement days")
+        ordering = ["settlement", "day"]
+        constraints = [
+            models.UniqueConstraint(fields=["settlement", "day"], name="settlement_day_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.settlement} · {self.day}"
+
+
+# --- the tick record and the world-roll ledger ------------------------------------------------
+
+
+class DayTick(models.Model):
+    """The record that day ``day`` of a campaign was reached by the daily tick (R24).
+
+    Unique (campaign, day): the exactly-once guard. A second attempt at the same day finds
+    this row and returns its summary instead of advancing again.
+    """
+
+    class Trigger(models.TextChoices):
+        SCHEDULE = "schedule", _("schedule")
+        MASTER = "master", _("master")
+        ADMIN = "admin", _("admin")
+        COMMAND = "command", _("command")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="ticks")
+    day = models.PositiveIntegerField(_("day reached"))
+    trigger = models.CharField(_("trigger"), max_length=10, choices=Trigger.choices)
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    duration_ms = models.PositiveIntegerField(_("duration (ms)"), default=0)
+    characters = models.PositiveIntegerField(_("characters"), default=0)
+    deaths = models.PositiveIntegerField(_("deaths"), default=0)
+    risen = models.PositiveIntegerField(_("risen"), default=0)
+    message = models.CharField(_("message"), max_length=300, blank=True)
+    summary = models.JSONField(_("summary"), default=dict, blank=True)
+
+    class Meta:
+        verbose_name = _("day tick")
+        verbose_name_plural = _("day ticks")
+        ordering = ["campaign", "-day"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "day"], name="day_tick_unique_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} → {self.day}"
+
+
+class WorldRoll(models.Model):
+    """An append-only record of a roll the master made on the world: a shop discovered (R23), a
+    place searched (R22), a route checked (R18); restorations of power or water are written here
+    too (no dice). ``generator_key`` = ``[day, purpose, subject id, sequence]`` of
+    ``reglas.core.make_rng`` (purposes 10+; 1..3 are character and post rolls); the stored
+    ``dice`` are the record, ``result`` the engine's outcome (JSON), ``description`` its text.
+    """
+
+    class Kind(models.TextChoices):
+        SHOP = "shop", _("shop discovered")
+        SEARCH = "search", _("weapon search")
+        ROUTE = "route", _("route checked")
+        RESTORE = "restore", _("supply restored")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="world_rolls")
+    day = models.PositiveIntegerField(_("in-game day"))
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    settlement = models.ForeignKey(
+        Settlement, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    location = models.ForeignKey(
+        Location, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls"
+    )
+    made_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    generator_key = models.JSONField(_("generator key"), default=list)
+    engine_version = models.CharField(_("engine version"), max_length=10)
+    dice = models.JSONField(_("dice"), default=list)
+    result = models.JSONField(_("result"), default=dict)
+    description = models.TextField(_("description"))
+
+    class Meta:
+        verbose_name = _("world roll")
+        verbose_name_plural = _("world rolls")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "generator_key"], name="world_roll_unique_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} · {self.day}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        # Append-only, as personajes.Roll: the dice are the record.
+        if self.pk is not None and not self._state.adding:
+            raise ValueError("World rolls are immutable.")
+        super().save(*args, **kwargs)  # type: ignore[arg-type]

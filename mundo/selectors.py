@@ -6,16 +6,35 @@ and e-mails all go through it, so every surface shows the same thing to the same
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from mundo.models import Campaign, Membership, Settlement
+from mundo.models import (
+    Campaign,
+    DayTick,
+    Grid,
+    GridDay,
+    Location,
+    Membership,
+    Settlement,
+    SettlementDay,
+    WeatherRecord,
+    WorldRoll,
+)
+from mundo.schedule import due_slot
 from reglas.encounters import cells as cells_in_area
 from reglas.encounters import p_cell
-from reglas.population import Population, population, population_curve
+from reglas.population import (
+    AdjustedPopulation,
+    Population,
+    apply_adjustments,
+    population,
+    population_curve,
+)
 
 type AnyUser = AbstractBaseUser | AnonymousUser
 
@@ -80,14 +99,17 @@ class SettlementStatus:
     population: Population
     cells: int
     p_cell: float
+    adjusted: AdjustedPopulation | None = None
 
     @property
     def zombies(self) -> int:
-        return self.population.zombies
+        """Zombies today: the curve with the master's tally on top (R17)."""
+        return self.adjusted.zombies if self.adjusted is not None else self.population.zombies
 
     @property
     def survivors(self) -> int:
-        return self.population.survivors
+        """Survivors today: the curve with the master's tally on top (R17)."""
+        return self.adjusted.survivors if self.adjusted is not None else self.population.survivors
 
     @property
     def p_cell_percent(self) -> float:
@@ -95,18 +117,25 @@ class SettlementStatus:
 
 
 def settlement_status(settlement: Settlement, day: int) -> SettlementStatus:
-    """Zombies, survivors and p per cell of a settlement on ``day``. No query.
-
-    Source: RULES.md R17, R18.
+    """Zombies, survivors and p per cell of a settlement on ``day``: the curve with the
+    master's tally (zombies destroyed, survivors rescued, characters risen) on top, never
+    below 0. No query. Source: RULES.md R17, R18.
     """
     pop = population(settlement.population, day, settlement.growth_rate)
+    adjusted = apply_adjustments(
+        pop,
+        destroyed=settlement.zombies_destroyed,
+        rescued=settlement.survivors_rescued,
+        risen=settlement.characters_risen,
+    )
     cells = cells_in_area(settlement.area_m2)
     return SettlementStatus(
         settlement=settlement,
         day=day,
         population=pop,
         cells=cells,
-        p_cell=p_cell(pop.zombies, cells),
+        p_cell=p_cell(adjusted.zombies, cells),
+        adjusted=adjusted,
     )
 
 
@@ -134,3 +163,112 @@ def settlement_curve(settlement: Settlement, first_day: int, last_day: int) -> l
     return population_curve(
         settlement.population, range(first_day, last_day + 1), settlement.growth_rate
     )
+
+
+# --- weather, outages, places, history ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WorldToday:
+    """What the campaign page shows of the world on a day: the weather records (the region's
+    first, then each settlement with its own climate) and every grid's state."""
+
+    weather: list[WeatherRecord]
+    grids: list[Grid]
+
+
+def world_on(campaign: Campaign, day: int) -> WorldToday:
+    """Weather of ``day`` and the grids' current state (two queries, whatever the number of
+    settlements). Source: RULES.md R11, R16."""
+    weather = sorted(
+        WeatherRecord.objects.filter(campaign=campaign, day=day).select_related("settlement"),
+        key=lambda w: (w.settlement_id is not None, w.settlement.name if w.settlement else ""),
+    )
+    grids = sorted(
+        Grid.objects.filter(campaign=campaign).select_related("settlement"),
+        key=lambda g: (g.settlement_id is not None, g.settlement.name if g.settlement else ""),
+    )
+    return WorldToday(weather=weather, grids=grids)
+
+
+def locations_of(campaign: Campaign) -> list[Location]:
+    """Every place of the campaign with its settlement (one query)."""
+    return list(
+        Location.objects.filter(settlement__campaign=campaign)
+        .select_related("settlement")
+        .order_by("settlement__name", "kind", "name")
+    )
+
+
+def world_rolls(campaign: Campaign, limit: int = 30) -> list[WorldRoll]:
+    """The latest world rolls, newest first (one query)."""
+    return list(
+        WorldRoll.objects.filter(campaign=campaign)
+        .select_related("settlement", "location", "made_by")
+        .order_by("-id")[:limit]
+    )
+
+
+def played_days(campaign: Campaign) -> list[DayTick]:
+    """The days reached by the tick, newest first (one query)."""
+    return list(DayTick.objects.filter(campaign=campaign).order_by("-day"))
+
+
+@dataclass(frozen=True, slots=True)
+class DayHistory:
+    """A past campaign-day: its tick record (None for days before the first tick), weather,
+    grid states and settlement populations (the diary tables are the characters' app's)."""
+
+    day: int
+    tick: DayTick | None
+    weather: list[WeatherRecord]
+    grids: list[GridDay]
+    settlements: list[SettlementDay]
+
+
+def day_history(campaign: Campaign, day: int) -> DayHistory:
+    """Everything stored about ``day`` of the campaign (four queries)."""
+    return DayHistory(
+        day=day,
+        tick=DayTick.objects.filter(campaign=campaign, day=day).first(),
+        weather=list(
+            WeatherRecord.objects.filter(campaign=campaign, day=day)
+            .select_related("settlement")
+            .order_by("settlement__name")
+        ),
+        grids=list(
+            GridDay.objects.filter(grid__campaign=campaign, day=day)
+            .select_related("grid__settlement")
+            .order_by("grid__settlement__name")
+        ),
+        settlements=list(
+            SettlementDay.objects.filter(settlement__campaign=campaign, day=day)
+            .select_related("settlement")
+            .order_by("settlement__name")
+        ),
+    )
+
+
+def first_played_day(campaign: Campaign) -> int | None:
+    """The first day reached by the tick (the curve shades from there), or None."""
+    tick = DayTick.objects.filter(campaign=campaign).order_by("day").first()
+    return None if tick is None else tick.day
+
+
+def campaigns_due(now: datetime.datetime) -> list[tuple[Campaign, datetime.datetime]]:
+    """Every campaign on the daily schedule whose latest local tick time has passed since it
+    last advanced for the schedule, with that slot (UTC). One query; the check itself is
+    ``mundo.schedule.due_slot`` (wall-clock time, safe across daylight saving).
+    """
+    due = []
+    for campaign in Campaign.objects.filter(schedule=Campaign.Schedule.DAILY).order_by("id"):
+        slot = due_slot(
+            now=now,
+            tz_name=campaign.time_zone,
+            at=campaign.tick_time,
+            last_run=campaign.last_scheduled_run,
+            created_at=campaign.created_at,
+        )
+        if slot is not None:
+            due.append((campaign, slot))
+    return due

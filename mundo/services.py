@@ -7,7 +7,10 @@ ValidationError) with a Spanish message the page shows where the user is.
 from __future__ import annotations
 
 import datetime
+import math
+from collections.abc import Callable
 
+import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -15,7 +18,23 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from mundo.models import Campaign, Invitation, Membership
+from mundo.models import (
+    Campaign,
+    Grid,
+    Invitation,
+    Location,
+    Membership,
+    Settlement,
+    WorldRoll,
+)
+from reglas import ENGINE_VERSION
+from reglas.core import make_rng
+from reglas.encounters import roll_encounter
+from reglas.errors import RulesError
+from reglas.population import AdjustedPopulation, apply_adjustments, population
+from reglas.search import roll_search
+from reglas.supplies import ShopSupplies, roll_shop_supplies
+from reglas.tables import DetectionMode
 
 
 class ServiceError(ValidationError):
@@ -133,3 +152,424 @@ def invitation_revoke(*, invitation: Invitation, user: AbstractBaseUser) -> None
     ).exists():
         raise ServiceError(_("Only the campaign's master can revoke invitations."))
     Invitation.objects.filter(pk=invitation.pk).update(revoked=True)
+
+
+# --- the world: settlements, places, master actions (R16–R18, R22, R23) -----------------------
+
+PURPOSE_SHOP = 10
+"""``make_rng`` purpose of a shop's stock roll (R23); 1..3 are character and post rolls."""
+PURPOSE_SEARCH = 11
+"""Purpose of a weapon search (R22)."""
+PURPOSE_ROUTE = 12
+"""Purpose of a route check (R18)."""
+PURPOSE_RESTORE = 13
+"""Purpose slot of a restoration record (no dice: the key only orders the ledger)."""
+
+
+def is_master(campaign: Campaign, user: AbstractBaseUser | None) -> bool:
+    """True when ``user`` is the campaign's master, or a superuser (the admin's operators)."""
+    if user is None or not user.is_authenticated:
+        return False
+    if getattr(user, "is_superuser", False):
+        return True
+    return Membership.objects.filter(
+        campaign=campaign, user=user, role=Membership.Role.MASTER
+    ).exists()
+
+
+def _require_master(campaign: Campaign, user: AbstractBaseUser | None) -> None:
+    if not is_master(campaign, user):
+        raise ServiceError(_("Only the campaign's master can do that."))
+
+
+def _locked_campaign(campaign_id: int) -> Campaign:
+    # Every world write locks the campaign row first (the tick does too): one lock order, and a
+    # master's roll never lands on a day the tick is closing.
+    return Campaign.objects.select_for_update().get(pk=campaign_id)
+
+
+def _world_roll(
+    *,
+    campaign: Campaign,
+    kind: str,
+    purpose: int,
+    subject_id: int,
+    user: AbstractBaseUser | None,
+    roller: Callable[[np.random.Generator], tuple[list[int], dict[str, object], str]],
+    settlement: Settlement | None = None,
+    location: Location | None = None,
+) -> WorldRoll:
+    """Make one world roll with its own generator and store it in the ledger.
+
+    The sequence number is the count of earlier rolls with the same (day, purpose, subject),
+    read under the campaign lock the caller holds, so the key is unique and reproducible.
+    """
+    day = campaign.current_day
+    sequence = WorldRoll.objects.filter(
+        campaign=campaign,
+        day=day,
+        generator_key__0=day,
+        generator_key__1=purpose,
+        generator_key__2=subject_id,
+    ).count()
+    key = [day, purpose, subject_id, sequence]
+    dice, result, description = roller(make_rng(campaign.entropy_int, key))
+    return WorldRoll.objects.create(
+        campaign=campaign,
+        day=day,
+        kind=kind,
+        settlement=settlement,
+        location=location,
+        made_by=user if user is not None and user.is_authenticated else None,
+        generator_key=key,
+        engine_version=ENGINE_VERSION,
+        dice=dice,
+        result=result,
+        description=description,
+    )
+
+
+def _check_settlement_values(*, population: object, area_m2: object, growth_rate: object) -> None:
+    errors: dict[str, str] = {}
+    if not isinstance(population, int) or isinstance(population, bool) or population < 1:
+        errors["population"] = _("The population (K) must be at least 1 inhabitant.")
+    if not isinstance(area_m2, int | float) or not math.isfinite(area_m2) or area_m2 < 4:
+        errors["area_m2"] = _("The area must be at least one 2 × 2 m cell (4 m²).")
+    if (
+        not isinstance(growth_rate, int | float)
+        or not math.isfinite(growth_rate)
+        or growth_rate <= 0
+    ):
+        errors["growth_rate"] = _("The growth rate r must be above 0.")
+    if errors:
+        raise ServiceError(errors)
+
+
+@transaction.atomic
+def settlement_create(
+    *,
+    campaign: Campaign,
+    user: AbstractBaseUser | None,
+    name: str,
+    population: int,
+    area_m2: float,
+    growth_rate: float = 1.0,
+    own_grid: bool = False,
+    own_climate: bool = False,
+) -> Settlement:
+    """A new settlement of ``population`` (K ≥ 1) inhabitants over ``area_m2`` m² (≥ 4 m²,
+    one cell), growth rate r > 0. Raises ServiceError (field errors, Spanish) otherwise;
+    nothing is saved then. Source: RULES.md R17, R18.
+    """
+    _require_master(campaign, user)
+    _check_settlement_values(population=population, area_m2=area_m2, growth_rate=growth_rate)
+    base = slugify(name)[:100] or "poblacion"
+    slug, n = base, 1
+    while Settlement.objects.filter(campaign=campaign, slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    settlement = Settlement(
+        campaign=campaign,
+        name=name.strip(),
+        slug=slug,
+        population=population,
+        area_m2=float(area_m2),
+        growth_rate=float(growth_rate),
+        own_grid=own_grid,
+        own_climate=own_climate,
+    )
+    try:
+        settlement.full_clean()
+    except ValidationError as exc:
+        raise ServiceError(exc.message_dict) from None
+    settlement.save()
+    return settlement
+
+
+def settlement_adjust(
+    *,
+    settlement: Settlement,
+    user: AbstractBaseUser | None,
+    zombies_destroyed: int | None = None,
+    survivors_rescued: int | None = None,
+    characters_risen: int | None = None,
+) -> Settlement:
+    """Set the master's running tally of a settlement (cumulative counts since day 0, ≥ 0).
+
+    Applied on top of the curve, never below 0 (``reglas.population.apply_adjustments``).
+    Raises ServiceError for a negative count; nothing changes then. Source: RULES.md R17.
+    """
+    _require_master(settlement.campaign, user)
+    values = {
+        "zombies_destroyed": zombies_destroyed,
+        "survivors_rescued": survivors_rescued,
+        "characters_risen": characters_risen,
+    }
+    changes = {k: v for k, v in values.items() if v is not None}
+    errors = {
+        k: _("A count cannot be negative.")
+        for k, v in changes.items()
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0
+    }
+    if errors:
+        raise ServiceError(errors)
+    with transaction.atomic():
+        _locked_campaign(settlement.campaign_id)
+        Settlement.objects.filter(pk=settlement.pk).update(**changes)
+    settlement.refresh_from_db()
+    return settlement
+
+
+@transaction.atomic
+def location_create(
+    *,
+    settlement: Settlement,
+    user: AbstractBaseUser | None,
+    name: str,
+    kind: str,
+    shop_type: str = "",
+    description: str = "",
+    latrine_distance_m: float | None = None,
+    has_cesspit: bool = False,
+    running_water: bool = False,
+    paper_substitute: bool = False,
+) -> Location:
+    """A new place in a settlement: a dwelling, a shop of a type of R23, a shelter with its
+    hygiene features (R7: latrine distance in m ≥ 0, cesspit, running water) or a water source.
+
+    Raises ServiceError (Spanish) for a shop without type, a type on a non-shop, a negative
+    distance or an unknown kind; nothing is saved then.
+    """
+    _require_master(settlement.campaign, user)
+    if latrine_distance_m is not None and (
+        not math.isfinite(latrine_distance_m) or latrine_distance_m < 0
+    ):
+        raise ServiceError({"latrine_distance_m": _("A distance cannot be negative.")})
+    location = Location(
+        settlement=settlement,
+        name=name.strip(),
+        kind=kind,
+        shop_type=shop_type if kind == Location.Kind.SHOP else shop_type or "",
+        description=description,
+        latrine_distance_m=latrine_distance_m,
+        has_cesspit=has_cesspit,
+        running_water=running_water,
+        paper_substitute=paper_substitute,
+    )
+    try:
+        location.full_clean()
+    except ValidationError as exc:
+        raise ServiceError(exc.message_dict) from None
+    location.save()
+    return location
+
+
+def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> WorldRoll:
+    """Discover a shop: roll what is left in it on the current day, once (R23).
+
+    d100 + 3 × day → band → share of the shop type's base stock (kcal, L, rolls, doses),
+    stored on the place and in the ledger with its dice. Raises ServiceError when the place is
+    not a shop or was already discovered (the stock is never re-rolled). Source: RULES.md R23.
+    """
+    campaign = location.settlement.campaign
+    _require_master(campaign, user)
+    with transaction.atomic():
+        campaign = _locked_campaign(campaign.pk)
+        place = Location.objects.select_for_update().get(pk=location.pk)
+        if place.kind != Location.Kind.SHOP:
+            raise ServiceError(_("Only a shop can be discovered."))
+        if place.discovered_day is not None:
+            raise ServiceError(
+                _("This shop was already discovered on day %(day)s: its stock is not rolled again.")
+                % {"day": place.discovered_day}
+            )
+        day = campaign.current_day
+        stock: dict[str, ShopSupplies] = {}
+
+        def roll(rng: np.random.Generator) -> tuple[list[int], dict[str, object], str]:
+            found = roll_shop_supplies(place.shop_type, day, rng)
+            stock["s"] = found
+            dice = [found.die] + ([found.share_roll] if found.share_roll is not None else [])
+            return dice, found.as_dict(), found.describe()
+
+        record = _world_roll(
+            campaign=campaign,
+            kind=WorldRoll.Kind.SHOP,
+            purpose=PURPOSE_SHOP,
+            subject_id=place.pk,
+            user=user,
+            roller=roll,
+            settlement=place.settlement,
+            location=place,
+        )
+        found = stock["s"]
+        Location.objects.filter(pk=place.pk).update(
+            discovered_day=day,
+            stock_food_kcal=found.food_kcal,
+            stock_water_l=found.water_l,
+            stock_toilet_paper_rolls=found.toilet_paper_rolls,
+            stock_medicine_doses=found.medicine_doses,
+        )
+    return record
+
+
+def location_search(*, location: Location, user: AbstractBaseUser | None) -> WorldRoll:
+    """Search a dwelling or a shop for weapons (R22), once per place; the dice and what was
+    found go to the ledger. Raises ServiceError for another kind of place or a second search.
+    Source: RULES.md R22.
+    """
+    campaign = location.settlement.campaign
+    _require_master(campaign, user)
+    with transaction.atomic():
+        campaign = _locked_campaign(campaign.pk)
+        place = Location.objects.select_for_update().get(pk=location.pk)
+        if place.kind not in (Location.Kind.DWELLING, Location.Kind.SHOP):
+            raise ServiceError(_("Only a dwelling or a shop can be searched for weapons."))
+        if place.searched_day is not None:
+            raise ServiceError(
+                _("This place was already searched on day %(day)s.") % {"day": place.searched_day}
+            )
+
+        def roll(rng: np.random.Generator) -> tuple[list[int], dict[str, object], str]:
+            found = roll_search(rng)
+            return list(found.dice), found.as_dict(), found.describe()
+
+        record = _world_roll(
+            campaign=campaign,
+            kind=WorldRoll.Kind.SEARCH,
+            purpose=PURPOSE_SEARCH,
+            subject_id=place.pk,
+            user=user,
+            roller=roll,
+            settlement=place.settlement,
+            location=place,
+        )
+        Location.objects.filter(pk=place.pk).update(searched_day=campaign.current_day)
+    return record
+
+
+def route_check(
+    *,
+    settlement: Settlement,
+    user: AbstractBaseUser | None,
+    path_m: float,
+    mode: str = DetectionMode.NORMAL.value,
+) -> WorldRoll:
+    """Check a route of ``path_m`` m across a settlement for zombies (R18), in normal or
+    aggressive mode, with today's zombies (curve and the master's tally, R17).
+
+    Raises ServiceError for a negative or non-finite length or an unknown mode.
+    Source: RULES.md R18.
+    """
+    campaign = settlement.campaign
+    _require_master(campaign, user)
+    if not isinstance(path_m, int | float) or not math.isfinite(path_m) or path_m < 0:
+        raise ServiceError({"path_m": _("The route length cannot be negative.")})
+    try:
+        detection = DetectionMode.parse(mode)
+    except RulesError:
+        raise ServiceError({"mode": _("Unknown detection mode.")}) from None
+    with transaction.atomic():
+        campaign = _locked_campaign(campaign.pk)
+        place = Settlement.objects.get(pk=settlement.pk)
+        zombies = adjusted_population(place, campaign.current_day).zombies
+
+        def roll(rng: np.random.Generator) -> tuple[list[int], dict[str, object], str]:
+            met = roll_encounter(place.area_m2, zombies, float(path_m), detection, rng)
+            return [met.drawn], met.as_dict(), met.describe()
+
+        return _world_roll(
+            campaign=campaign,
+            kind=WorldRoll.Kind.ROUTE,
+            purpose=PURPOSE_ROUTE,
+            subject_id=place.pk,
+            user=user,
+            roller=roll,
+            settlement=place,
+        )
+
+
+def adjusted_population(settlement: Settlement, day: int) -> AdjustedPopulation:
+    """The settlement's zombies and survivors on ``day``: the curve with the master's tally on
+    top, never below 0. No query. Source: RULES.md R17."""
+    rules = settlement.campaign.rules
+    base = population(settlement.population, day, settlement.growth_rate, rules.initial_zombies)
+    return apply_adjustments(
+        base,
+        destroyed=settlement.zombies_destroyed,
+        rescued=settlement.survivors_rescued,
+        risen=settlement.characters_risen,
+    )
+
+
+def grid_for(*, campaign: Campaign, settlement: Settlement | None = None) -> Grid:
+    """The grid that serves a settlement (its own, or the campaign's regional one), created
+    on first use with power and water on. Source: RULES.md R16."""
+    if settlement is not None and settlement.own_grid:
+        grid, _created = Grid.objects.get_or_create(campaign=campaign, settlement=settlement)
+    else:
+        grid, _created = Grid.objects.get_or_create(campaign=campaign, settlement=None)
+    return grid
+
+
+def utility_restore(
+    *, grid: Grid, user: AbstractBaseUser | None, power: bool = False, water: bool = False
+) -> WorldRoll:
+    """Restore power and/or water on a grid (R16: a cut stays cut until the master restores
+    it). Recorded in the ledger (no dice). Raises ServiceError when nothing was chosen or what
+    was chosen is already on. Source: RULES.md R16.
+    """
+    campaign = grid.campaign
+    _require_master(campaign, user)
+    if not power and not water:
+        raise ServiceError(_("Choose power, water or both."))
+    with transaction.atomic():
+        campaign = _locked_campaign(campaign.pk)
+        current = Grid.objects.select_for_update().get(pk=grid.pk)
+        restored = []
+        changes: dict[str, object] = {}
+        if power and not current.power_on:
+            changes.update(power_on=True, power_cut_day=None)
+            restored.append("luz")
+        if water and not current.water_on:
+            changes.update(water_on=True, water_cut_day=None)
+            restored.append("agua")
+        if not restored:
+            raise ServiceError(_("That supply is not cut: there is nothing to restore."))
+        Grid.objects.filter(pk=current.pk).update(**changes)
+        what = " y ".join(restored)
+        return _world_roll(
+            campaign=campaign,
+            kind=WorldRoll.Kind.RESTORE,
+            purpose=PURPOSE_RESTORE,
+            subject_id=current.pk,
+            user=user,
+            roller=lambda _rng: (
+                [],
+                {"power": "luz" in restored, "water": "agua" in restored},
+                f"Restablecido el suministro de {what} ({current}).",
+            ),
+            settlement=current.settlement,
+        )
+
+
+def campaign_schedule_set(
+    *,
+    campaign: Campaign,
+    user: AbstractBaseUser | None,
+    schedule: str,
+    tick_time: datetime.time | None = None,
+) -> Campaign:
+    """Set the campaign's schedule: ``daily`` at ``tick_time`` (local) or ``manual``.
+
+    Raises ServiceError for an unknown schedule. Source: DESIGN.md "Time".
+    """
+    _require_master(campaign, user)
+    if schedule not in Campaign.Schedule.values:
+        raise ServiceError({"schedule": _("Unknown schedule.")})
+    changes: dict[str, object] = {"schedule": schedule}
+    if tick_time is not None:
+        changes["tick_time"] = tick_time
+    Campaign.objects.filter(pk=campaign.pk).update(**changes)
+    campaign.refresh_from_db()
+    return campaign

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from mundo import charts, forms, selectors, services
-from mundo.models import Invitation
+from mundo.models import Campaign, Invitation, Location, WorldRoll
 
 CURVE_DAYS = 30
 
@@ -31,6 +33,7 @@ def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "campaign": campaign,
             "role": selectors.campaign_role(campaign, request.user),
             "statuses": selectors.settlements_with_status(campaign),
+            "world": selectors.world_on(campaign, campaign.current_day),
         },
     )
 
@@ -61,6 +64,8 @@ def settlement_detail(request: HttpRequest, slug: str, settlement: str) -> HttpR
         ],
         marker=today,
         marker_label=_("today"),
+        # The days already played (day 0 up to today) are shaded; the rest is the forecast.
+        shaded_until=today,
     )
     return render(
         request,
@@ -148,4 +153,133 @@ def invitation_detail(request: HttpRequest, token: str) -> HttpResponse:
             and selectors.campaign_role(invitation.campaign, request.user) is not None,
         },
         status=410 if problem else 200,
+    )
+
+
+def _add_service_errors(form: Any, exc: services.ServiceError) -> None:
+    """Put a service's errors back on the form: on their field when it has one."""
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            for message in errors:
+                form.add_error(field if field in form.fields else None, message)
+    else:
+        for message in exc.messages:
+            form.add_error(None, message)
+
+
+def _world_forms(campaign: Campaign, data: Any = None, action: str | None = None) -> dict[str, Any]:
+    """The master's world forms; only the posted one is bound."""
+
+    def bound(name: str) -> Any:
+        return data if action == name else None
+
+    places = Location.objects.filter(settlement__campaign=campaign).select_related("settlement")
+    return {
+        "settlement": forms.SettlementCreateForm(bound("settlement"), prefix="settlement"),
+        "adjust": forms.SettlementAdjustForm(bound("adjust"), campaign=campaign, prefix="adjust"),
+        "location": forms.LocationCreateForm(
+            bound("location"), campaign=campaign, prefix="location"
+        ),
+        "discover": forms.LocationChoiceForm(
+            bound("discover"),
+            queryset=places.filter(kind=Location.Kind.SHOP, discovered_day__isnull=True),
+            prefix="discover",
+        ),
+        "search": forms.LocationChoiceForm(
+            bound("search"),
+            queryset=places.filter(
+                kind__in=[Location.Kind.DWELLING, Location.Kind.SHOP], searched_day__isnull=True
+            ),
+            prefix="search",
+        ),
+        "route": forms.RouteCheckForm(bound("route"), campaign=campaign, prefix="route"),
+        "restore": forms.RestoreForm(bound("restore"), campaign=campaign, prefix="restore"),
+        "schedule": forms.ScheduleForm(
+            bound("schedule"),
+            prefix="schedule",
+            initial={"schedule": campaign.schedule, "tick_time": campaign.tick_time},
+        ),
+    }
+
+
+def _run_world_action(
+    action: str, form: Any, campaign: Campaign, user: Any
+) -> tuple[str, WorldRoll | None]:
+    """Call the service behind a master's world form; returns (message, roll or None)."""
+    data = form.cleaned_data
+    if action == "settlement":
+        place = services.settlement_create(campaign=campaign, user=user, **data)
+        return _("Settlement created: %(name)s.") % {"name": place.name}, None
+    if action == "adjust":
+        place = data.pop("settlement")
+        services.settlement_adjust(settlement=place, user=user, **data)
+        return _("Tally of %(name)s saved.") % {"name": place.name}, None
+    if action == "location":
+        place = services.location_create(user=user, **data)
+        return _("Place created: %(name)s.") % {"name": place.name}, None
+    if action == "discover":
+        roll = services.shop_discover(location=data["location"], user=user)
+        return roll.description, roll
+    if action == "search":
+        roll = services.location_search(location=data["location"], user=user)
+        return roll.description, roll
+    if action == "route":
+        roll = services.route_check(
+            settlement=data["settlement"], user=user, path_m=data["path_m"], mode=data["mode"]
+        )
+        return roll.description, roll
+    if action == "restore":
+        roll = services.utility_restore(
+            grid=data["grid"], user=user, power=data["power"], water=data["water"]
+        )
+        return roll.description, roll
+    if action == "schedule":
+        services.campaign_schedule_set(campaign=campaign, user=user, **data)
+        return _("Schedule saved."), None
+    raise Http404("No such action")
+
+
+@login_required
+def world_master(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master's world page: settlements, places, grids, and the master's world actions
+    (discover a shop R23, search a place R22, check a route R18, restore power or water R16),
+    each roll shown with its dice. Only the campaign's master reaches it (404 otherwise)."""
+    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    action = request.POST.get("action") if request.method == "POST" else None
+    world_forms = _world_forms(campaign, request.POST or None, action)
+    if action is not None:
+        form = world_forms.get(action)
+        if form is None:
+            raise Http404("No such action")
+        if form.is_valid():
+            try:
+                message, _roll = _run_world_action(action, form, campaign, request.user)
+            except services.ServiceError as exc:
+                _add_service_errors(form, exc)
+            else:
+                messages.success(request, message)
+                return redirect("mundo:world", slug=campaign.slug)
+    return render(
+        request,
+        "mundo/world_master.html",
+        {
+            "campaign": campaign,
+            "forms": world_forms,
+            "failed": action,
+            "statuses": selectors.settlements_with_status(campaign),
+            "locations": selectors.locations_of(campaign),
+            "world": selectors.world_on(campaign, campaign.current_day),
+            "rolls": selectors.world_rolls(campaign),
+        },
+        status=400 if action else 200,
+    )
+
+
+def day_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The days the campaign has played, newest first, each linking to its history page."""
+    campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
+    return render(
+        request,
+        "mundo/day_list.html",
+        {"campaign": campaign, "ticks": selectors.played_days(campaign)},
     )

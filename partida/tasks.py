@@ -16,3 +16,59 @@ def worker_health() -> dict[str, object]:
         cursor.execute("SELECT 1")
         database_ok = cursor.fetchone() == (1,)
     return {"engine": ENGINE_VERSION, "database": database_ok, "vendor": connection.vendor}
+
+
+@shared_task(name="partida.advance_due_campaigns")
+def advance_due_campaigns() -> list[int]:
+    """Beat's one entry (every few minutes): queue one ``advance_campaign_day`` per campaign
+    whose local tick time has passed since it last advanced for the schedule.
+
+    Safe to run twice, concurrently or not: each queued task carries the day it expects and the
+    slot, and the tick advances a (campaign, day) once. Returns the campaign ids queued.
+    """
+    from django.utils import timezone
+
+    from mundo.models import DayTick
+    from mundo.selectors import campaigns_due
+
+    queued = []
+    for campaign, slot in campaigns_due(timezone.now()):
+        advance_campaign_day.delay(
+            campaign.pk, campaign.current_day, DayTick.Trigger.SCHEDULE, slot.isoformat()
+        )
+        queued.append(campaign.pk)
+    return queued
+
+
+@shared_task(name="partida.advance_campaign_day")
+def advance_campaign_day(
+    campaign_id: int,
+    expected_day: int,
+    trigger: str = "schedule",
+    scheduled_slot: str | None = None,
+) -> dict[str, object]:
+    """Advance one campaign from ``expected_day`` by one day (``partida.tick.advance_day``).
+
+    Safe to run twice: if the campaign already left ``expected_day`` the first run's result is
+    returned (``advanced`` False). ``scheduled_slot`` (ISO datetime) marks the schedule's slot
+    as used. Returns the tick's result as a dict.
+    """
+    import dataclasses
+    import datetime
+
+    from partida.tick import advance_day
+
+    slot = datetime.datetime.fromisoformat(scheduled_slot) if scheduled_slot else None
+    result = advance_day(
+        campaign_id, expected_day=expected_day, trigger=trigger, scheduled_slot=slot
+    )
+    return dataclasses.asdict(result)
+
+
+@shared_task(name="partida.create_diary_posts")
+def create_diary_posts(campaign_id: int, day: int) -> int:
+    """The diary posts of a closed day (queued by the tick after its commit). Safe to run
+    twice: the posts are keyed per diary scene and day. Returns how many were made now."""
+    from partida.tick import diary_posts_for_day
+
+    return diary_posts_for_day(campaign_id, day)

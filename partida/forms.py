@@ -1,0 +1,37 @@
+"""Forms of the pages that compose the apps (``partida.world_views``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from mundo.models import Campaign
+from personajes.models import Character
+
+
+class DayRecordForm(forms.Form):
+    """The master marks a character's day (R7, R8, R15). The form checks shapes only; the
+    service (``personajes.days.day_record_save``) checks the rules (0..24 h, water)."""
+
+    character = forms.ModelChoiceField(label=_("Character"), queryset=Character.objects.none())
+    day = forms.IntegerField(label=_("Day"))
+    sleep_h = forms.FloatField(
+        label=_("Hours slept"), required=False, help_text=_("Empty: the usual 8 h.")
+    )
+    could_not_urinate = forms.BooleanField(label=_("Could not urinate"), required=False)
+    could_not_defecate = forms.BooleanField(label=_("Could not defecate"), required=False)
+    got_dirty = forms.BooleanField(label=_("Got dirty"), required=False)
+    showered = forms.BooleanField(
+        label=_("Showered"),
+        required=False,
+        help_text=_("Needs running water in the shelter, or 20 L of stored water (taken now)."),
+    )
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["character"].queryset = Character.objects.filter(  # type: ignore[attr-defined]
+            campaign=campaign, status=Character.Status.APPROVED
+        ).order_by("name")
+        self.fields["day"].initial = campaign.current_day

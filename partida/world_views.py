@@ -1,0 +1,150 @@
+"""Master pages that compose the apps: advance the day (the tick), a day's history with every
+character's diary table, and marking a character's day.
+
+They live in ``partida`` because they read and write across ``mundo`` and ``personajes`` (the
+layers allow only ``partida`` to import both). Views stay thin: a permission-checked fetch, a
+form, one service.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from mundo import selectors
+from mundo.models import DayTick
+from mundo.services import ServiceError
+
+LARGE_CAMPAIGN = 500
+"""Above this many characters the button queues the tick and the page polls for progress."""
+
+
+@require_POST
+@login_required
+@vary_on_headers("HX-Request")
+def advance_day_view(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master's "avanzar día" button (POST, CSRF). ``expected_day`` (the day the page
+    showed) makes a double click advance once. A small campaign (or eager Celery) is ticked
+    in the request; a large one is queued and the page polls ``advance_status``."""
+    from partida import tasks, tick  # the tick imports every app: loaded on use
+    from personajes.models import Character
+
+    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    try:
+        expected = int(request.POST.get("expected_day", campaign.current_day))
+    except ValueError:
+        expected = campaign.current_day
+    living = Character.objects.filter(campaign=campaign, status=Character.Status.APPROVED).count()
+    queued = living > LARGE_CAMPAIGN and not settings.CELERY_TASK_ALWAYS_EAGER
+    context: dict[str, Any] = {"campaign": campaign, "expected_day": expected}
+    if queued:
+        transaction.on_commit(
+            lambda: tasks.advance_campaign_day.delay(campaign.pk, expected, "master")
+        )
+        context["pending"] = True
+    else:
+        try:
+            context["result"] = tick.advance_day(
+                campaign, expected_day=expected, trigger=DayTick.Trigger.MASTER
+            )
+        except ServiceError as exc:
+            context["error"] = " ".join(exc.messages)
+    if request.htmx:  # type: ignore[attr-defined]
+        return render(request, "mundo/_advance_status.html", context)
+    if "error" in context:
+        messages.error(request, context["error"])
+    elif queued:
+        messages.info(request, _("The day is being advanced; reload in a moment."))
+    else:
+        messages.success(request, context["result"].message)
+    return redirect(campaign)
+
+
+@login_required
+def advance_status(request: HttpRequest, slug: str) -> HttpResponse:
+    """The htmx fragment polled while a queued tick runs: done once the day moved."""
+    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    try:
+        expected = int(request.GET.get("day", campaign.current_day))
+    except ValueError:
+        raise Http404("Bad day") from None
+    record = DayTick.objects.filter(campaign=campaign, day=expected + 1).first()
+    context: dict[str, Any] = {"campaign": campaign, "expected_day": expected}
+    if record is None:
+        context["pending"] = True
+    else:
+        context["result"] = record  # a DayTick: it has the day and the message too
+    return render(request, "mundo/_advance_status.html", context)
+
+
+def campaign_day(request: HttpRequest, slug: str, day: int) -> HttpResponse:
+    """A past campaign-day: weather, outages, populations, deaths and each character's diary
+    table (R25). Players see every table of the day: diaries are the campaign's chronicle."""
+    from personajes.models import DiaryEntry
+
+    campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
+    if day < 0 or day > campaign.current_day:
+        raise Http404("No such day")
+    history = selectors.day_history(campaign, day)
+    entries = list(
+        DiaryEntry.objects.filter(character__campaign=campaign, day=day)
+        .select_related("character")
+        .order_by("character__name")
+    )
+    return render(
+        request,
+        "mundo/day_detail.html",
+        {
+            "campaign": campaign,
+            "history": history,
+            "entries": entries,
+            "deaths": [e for e in entries if e.status in ("dead", "risen")],
+            "previous": day - 1 if day > 0 else None,
+            "next": day + 1 if day + 1 < campaign.current_day else None,
+        },
+    )
+
+
+@login_required
+def day_record(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master marks a character's day (R7, R8, R15): hours slept, could not urinate or
+    defecate, got dirty, showered. Refusals (a sleep of 25 h, a shower without water) come back
+    on the form; nothing is saved then."""
+    from partida.forms import DayRecordForm
+    from personajes import days
+
+    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    form = DayRecordForm(request.POST or None, campaign=campaign)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        character = data.pop("character")
+        try:
+            days.day_record_save(character=character, user=request.user, **data)
+        except ServiceError as exc:
+            for field, errors in exc.message_dict.items() if hasattr(exc, "error_dict") else []:
+                for message in errors:
+                    form.add_error(field if field in form.fields else None, message)
+            if not hasattr(exc, "error_dict"):
+                for message in exc.messages:
+                    form.add_error(None, message)
+        else:
+            messages.success(
+                request,
+                _("Day %(day)s of %(name)s marked.") % {"day": data["day"], "name": character},
+            )
+            return redirect("day_record", slug=campaign.slug)
+    return render(
+        request,
+        "mundo/day_record_form.html",
+        {"campaign": campaign, "form": form},
+        status=400 if request.method == "POST" else 200,
+    )

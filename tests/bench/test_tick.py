@@ -1,0 +1,451 @@
+"""Benchmark of the daily tick: one campaign, 10 000 characters, 100 settlements.
+
+Run with ``make bench`` (PostgreSQL when ``DATABASE_URL`` is set, else SQLite). Prints, for one
+tick (``partida.tick.advance_day``): wall time, peak Python memory (tracemalloc), query count;
+and beside it, in the same run and on the same rows:
+(a) the same work as a naive per-character ORM loop (scalar engine calls, ``save()`` and
+    ``create()`` per row) — timed on ``BENCH_NAIVE_SAMPLE`` characters (default 1 000) and
+    scaled to all of them, since it is linear and takes minutes;
+(b) the same row changes written by hand in SQL inside the database: one UPDATE of the
+    characters, one INSERT of the diary rows;
+and the two ways of writing the character rows and the diary rows measured side by side:
+Django's ``bulk_update``/``bulk_create`` against ``partida.bulk`` (what the tick uses).
+Targets (issue 5): ≤ 1 s, ≤ 10 × (b), ≥ 20 × faster than (a), ≤ 300 MB.
+Benchmarks never pass or fail on time: they check that the work was done, and print.
+Every measurement but the tick itself runs in a transaction that is rolled back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import gc
+import os
+import time
+import tracemalloc
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from mundo.models import Campaign, Location, Settlement
+from partida import bulk
+from partida.tick import CONDITION_FIELDS, advance_day
+from personajes.mapping import condition_state
+from personajes.models import (
+    Character,
+    DayRecord,
+    DiaryEntry,
+    InventoryItem,
+    ItemType,
+    ShelterStash,
+    Trait,
+    TraitValue,
+)
+from reglas.characters import ConditionArrays, action_penalty
+from reglas.core import make_rng
+from reglas.health import HealthDayArrays, advance_health
+from reglas.survival import DayRecord as EngineDay
+from reglas.survival import FoodItem, live_day, take_food
+from reglas.weather import season_for
+
+pytestmark = pytest.mark.django_db
+
+N_CHARACTERS = int(os.environ.get("BENCH_CHARACTERS", "10000"))
+N_SETTLEMENTS = 100
+NAIVE_SAMPLE = int(os.environ.get("BENCH_NAIVE_SAMPLE", "1000"))
+# Django's bulk_update puts one CASE WHEN id = … arm per row in every column: quadratic in
+# the batch. In one batch of 10 000 rows PostgreSQL spends many minutes planning it (without
+# answering cancels), so it is measured on a sample, in batches, and scaled (linear then).
+BULK_SAMPLE = int(os.environ.get("BENCH_BULK_SAMPLE", "2000"))
+BULK_BATCH = 500
+
+
+def build_world() -> Campaign:
+    """100 settlements with a shelter each (half with running water), 10 000 approved
+    characters carrying food, water and paper, shelter stashes, Resistencia values, and a
+    marked day for one character in ten."""
+    user = get_user_model().objects.create(username="bench")
+    campaign = Campaign.objects.create(
+        name="Banco", slug="banco", apocalypse_date=datetime.date(2026, 11, 1), current_day=7
+    )
+    settlements = Settlement.objects.bulk_create(
+        [
+            Settlement(
+                campaign=campaign,
+                name=f"P{i}",
+                slug=f"p{i}",
+                population=500 + i,
+                area_m2=40_000,
+                own_grid=i % 10 == 0,
+                own_climate=i % 20 == 0,
+            )
+            for i in range(N_SETTLEMENTS)
+        ]
+    )
+    shelters = Location.objects.bulk_create(
+        [
+            Location(
+                settlement=s,
+                name=f"Refugio {s.name}",
+                kind=Location.Kind.SHELTER,
+                latrine_distance_m=25.0 if i % 3 else None,
+                has_cesspit=i % 3 == 0 and i % 2 == 0,
+                running_water=i % 2 == 0,
+            )
+            for i, s in enumerate(settlements)
+        ]
+    )
+    food = ItemType.objects.create(campaign=campaign, name="Lata", kind="food", kcal_per_unit=400)
+    milk = ItemType.objects.create(
+        campaign=campaign, name="Leche", kind="food", kcal_per_unit=600, perishable=True
+    )
+    water = ItemType.objects.create(campaign=campaign, name="Agua", kind="water", litres_per_unit=1)
+    paper = ItemType.objects.create(campaign=campaign, name="Rollo", kind="toilet_paper")
+    dose = ItemType.objects.create(campaign=campaign, name="Dosis", kind="medicine")
+    rng = np.random.default_rng(7)
+    characters = Character.objects.bulk_create(
+        [
+            Character(
+                campaign=campaign,
+                player=user,
+                name=f"PJ {i}",
+                status=Character.Status.APPROVED,
+                settlement=shelters[i % N_SETTLEMENTS].settlement,
+                shelter=shelters[i % N_SETTLEMENTS],
+                hunger_days=int(rng.integers(0, 3)),
+                disease_day=2 if i % 50 == 0 else 0,
+                disease_duration=2 if i % 50 == 0 else 0,
+                infection_day=1 if i % 97 == 0 else 0,
+                infection_duration=3 if i % 97 == 0 else 0,
+            )
+            for i in range(N_CHARACTERS)
+        ],
+        batch_size=2000,
+    )
+    items = []
+    for i, c in enumerate(characters):
+        items.append(
+            InventoryItem(character=c, item_type=food, quantity=Decimal(int(rng.integers(0, 12))))
+        )
+        items.append(InventoryItem(character=c, item_type=milk, quantity=Decimal(1)))
+        items.append(
+            InventoryItem(character=c, item_type=water, quantity=Decimal(int(rng.integers(0, 6))))
+        )
+        if i % 3:
+            items.append(InventoryItem(character=c, item_type=paper, quantity=Decimal("1.5")))
+        if i % 50 == 0:
+            items.append(InventoryItem(character=c, item_type=dose, quantity=Decimal(2)))
+    InventoryItem.objects.bulk_create(items, batch_size=5000)
+    ShelterStash.objects.bulk_create(
+        [ShelterStash(shelter=s, item_type=food, quantity=Decimal(200)) for s in shelters]
+        + [ShelterStash(shelter=s, item_type=water, quantity=Decimal(100)) for s in shelters]
+    )
+    resist = Trait.objects.create(campaign=campaign, slug="resistencia", name="Resistencia")
+    TraitValue.objects.bulk_create(
+        [TraitValue(character=c, trait=resist, value=i % 4) for i, c in enumerate(characters)],
+        batch_size=5000,
+    )
+    DayRecord.objects.bulk_create(
+        [
+            DayRecord(character=c, day=7, sleep_h=4.0, could_not_urinate=True)
+            for c in characters[::10]
+        ],
+        batch_size=5000,
+    )
+    return campaign
+
+
+def rolled_back(work: Callable[[], Any]) -> tuple[float, Any]:
+    """Run ``work`` in a transaction that is rolled back; returns (seconds, result).
+
+    On PostgreSQL a statement timeout bounds every statement (a runaway query must not hold
+    the server: other sessions' DROP DATABASE waits for every backend).
+    """
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL statement_timeout = '120s'")
+        started = time.perf_counter()
+        result = work()
+        elapsed = time.perf_counter() - started
+        transaction.set_rollback(True)
+    return elapsed, result
+
+
+def naive_tick(campaign: Campaign, limit: int) -> int:
+    """The same day, the naive way: per character, read its rows, call the scalar engine,
+    ``save()`` what changed and ``create()`` its diary row. Returns characters processed."""
+    rules = campaign.rules
+    closed = campaign.current_day
+    date = campaign.apocalypse_date + datetime.timedelta(days=closed)
+    season = season_for(date).value
+    done = 0
+    for c in Character.objects.filter(campaign=campaign, status="approved").order_by("id")[:limit]:
+        inventory = list(InventoryItem.objects.filter(character=c).select_related("item_type"))
+        record = DayRecord.objects.filter(character=c, day=closed).first()
+        shelter = Location.objects.get(pk=c.shelter_id)
+        stash = list(ShelterStash.objects.filter(shelter=shelter).select_related("item_type"))
+        resist = TraitValue.objects.filter(character=c, trait__slug="resistencia").first()
+        kcal = sum(float(i.quantity) * i.item_type.kcal_per_unit for i in inventory)
+        kcal += sum(float(s.quantity) * s.item_type.kcal_per_unit for s in stash)
+        water = sum(float(i.quantity) * i.item_type.litres_per_unit for i in inventory + stash)
+        rolls = sum(float(i.quantity) for i in inventory if i.item_type.kind == "toilet_paper")
+        state = condition_state(c)
+        out = live_day(
+            state,
+            EngineDay(
+                kcal_carried=kcal,
+                water_carried_l=water,
+                toilet_paper_rolls=rolls,
+                sleep_h=record.sleep_h if record else None,
+                toilet_distance_m=shelter.latrine_distance_m,
+                has_cesspit=shelter.has_cesspit,
+                could_not_urinate=bool(record and record.could_not_urinate),
+                running_water=shelter.running_water,
+            ),
+            rules,
+        )
+        health = advance_health(
+            ConditionArrays.from_states([out.state]),
+            HealthDayArrays.of(1, alive=not out.dead, resistencia=resist.value if resist else 0),
+            season,
+            make_rng(campaign.entropy_int, [closed, 22, c.pk, 0]),
+            rules,
+        )
+        new = health.condition.state(0)
+        taken = take_food(
+            [
+                FoodItem(i.pk, i.item_type.kcal_per_unit, float(i.quantity), i.item_type.spoil_day)
+                for i in inventory
+                if i.item_type.kind == "food"
+            ],
+            out.kcal_eaten,
+        )
+        by_id = {t.item_id: t.units for t in taken}
+        for i in inventory:
+            if i.pk in by_id:
+                i.quantity = max(
+                    Decimal(0), i.quantity - Decimal(repr(by_id[i.pk])).quantize(Decimal("0.001"))
+                )
+                i.save(update_fields=["quantity"])
+        for name in CONDITION_FIELDS:
+            setattr(c, name, getattr(new, name))
+        c.save(update_fields=list(CONDITION_FIELDS))
+        DiaryEntry.objects.create(
+            character=c,
+            day=closed,
+            date=date,
+            weather_label="",
+            min_temp_c=None,
+            kcal_eaten=out.kcal_eaten,
+            kcal_needed=rules.daily_kcal,
+            water_l=out.water_drunk_l,
+            water_needed_l=rules.daily_water_l,
+            sleep_h=out.sleep_h,
+            sleep_needed_h=rules.daily_sleep_h,
+            hygiene_ok=out.hygiene_adequate,
+            hunger_days=new.hunger_days,
+            thirst_days=new.thirst_days,
+            fatigue_days=new.fatigue_days,
+            unhygienic_days=new.unhygienic_days,
+            dirty=new.dirty,
+            extra_dirt=new.extra_dirt,
+            disease_day=new.disease_day,
+            disease_duration=new.disease_duration,
+            infection_day=new.infection_day,
+            infection_duration=new.infection_duration,
+            penalty_total=sum(m.points for m in action_penalty(new)),
+            penalty_breakdown=[m.as_dict() for m in action_penalty(new)],
+            disease_p=int(health.odds.p[0]),
+            disease_breakdown=[],
+            disease_die=int(health.onset_dice[0]) or None,
+            fell_ill=bool(health.fell_sick[0]),
+            status="alive",
+            death_cause="",
+        )
+        done += 1
+    return done
+
+
+DIARY_COLUMNS = [
+    f.name for f in DiaryEntry._meta.concrete_fields if f.name not in ("id", "character")
+]
+
+
+def sql_by_hand(campaign: Campaign) -> None:
+    """(b): the same row changes computed and written inside the database."""
+    sets = ", ".join(
+        f"{c} = {c}"
+        if c in ("wet_last_night", "soiled_last_night", "dirty", "extra_dirt")
+        else f"{c} = {c} + 0"
+        for c in CONDITION_FIELDS
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE personajes_character SET {sets}, status = status, death_cause = death_cause, "
+            "death_day = death_day WHERE campaign_id = %s",
+            [campaign.pk],
+        )
+        assert cursor.rowcount == N_CHARACTERS
+        cursor.execute(
+            "INSERT INTO personajes_diaryentry (character_id, day, date, weather_label, "
+            "min_temp_c, kcal_eaten, kcal_needed, water_l, water_needed_l, sleep_h, "
+            "sleep_needed_h, hygiene_ok, hunger_days, thirst_days, fatigue_days, unhygienic_days, "
+            "dirty, extra_dirt, disease_day, disease_duration, infection_day, infection_duration, "
+            "penalty_total, penalty_breakdown, disease_p, disease_breakdown, disease_die, "
+            "fell_ill, status, death_cause) "
+            "SELECT id, 99, %s, 'despejado', 3.0, 2000.0, 2000.0, 2.0, 2.0, 8.0, 6.0, "
+            "dirty, hunger_days, thirst_days, fatigue_days, unhygienic_days, dirty, extra_dirt, "
+            "disease_day, disease_duration, infection_day, infection_duration, 10 * hunger_days, "
+            "'[]', 2, '[]', 50, extra_dirt, 'alive', '' "
+            "FROM personajes_character WHERE campaign_id = %s",
+            [datetime.date(2026, 11, 8), campaign.pk],
+        )
+
+
+def django_bulk(campaign: Campaign, limit: int) -> None:
+    """Django's own bulk_update of ``limit`` characters (batches of ``BULK_BATCH``) and
+    bulk_create of their diary rows."""
+    characters = list(Character.objects.filter(campaign=campaign).order_by("id")[:limit])
+    for c in characters:
+        c.hunger_days += 1
+    Character.objects.bulk_update(
+        characters, [*CONDITION_FIELDS, "status", "death_cause", "death_day"], batch_size=BULK_BATCH
+    )
+    DiaryEntry.objects.bulk_create([_diary(c) for c in characters])
+
+
+def partida_bulk(campaign: Campaign, limit: int) -> None:
+    """The same two writes with ``partida.bulk`` (one statement each)."""
+    rows = list(
+        Character.objects.filter(campaign=campaign)
+        .order_by("id")[:limit]
+        .values_list("id", *CONDITION_FIELDS, "status", "death_cause", "death_day")
+    )
+    names = [*CONDITION_FIELDS, "status", "death_cause", "death_day"]
+    columns = {n: [r[i + 1] for r in rows] for i, n in enumerate(names)}
+    columns["hunger_days"] = [v + 1 for v in columns["hunger_days"]]
+    bulk.update_columns(Character, [r[0] for r in rows], columns)
+    diary = [_diary_row(r[0]) for r in rows]
+    bulk.insert_columns(DiaryEntry, {k: [d[k] for d in diary] for k in diary[0]})
+
+
+def _diary_row(character_id: int) -> dict[str, Any]:
+    return {
+        "character": character_id,
+        "day": 99,
+        "date": datetime.date(2026, 11, 8),
+        "weather_label": "despejado",
+        "min_temp_c": 3.0,
+        "kcal_eaten": 2000.0,
+        "kcal_needed": 2000.0,
+        "water_l": 2.0,
+        "water_needed_l": 2.0,
+        "sleep_h": 8.0,
+        "sleep_needed_h": 6.0,
+        "hygiene_ok": True,
+        "hunger_days": 0,
+        "thirst_days": 0,
+        "fatigue_days": 0,
+        "unhygienic_days": 0,
+        "dirty": False,
+        "extra_dirt": False,
+        "disease_day": 0,
+        "disease_duration": 0,
+        "infection_day": 0,
+        "infection_duration": 0,
+        "penalty_total": 0,
+        "penalty_breakdown": "[]",
+        "disease_p": 2,
+        "disease_breakdown": "[]",
+        "disease_die": 50,
+        "fell_ill": False,
+        "status": "alive",
+        "death_cause": "",
+    }
+
+
+def _diary(c: Character) -> DiaryEntry:
+    row = _diary_row(c.pk)
+    row.pop("character")
+    row["penalty_breakdown"] = []
+    row["disease_breakdown"] = []
+    return DiaryEntry(character=c, **row)
+
+
+def test_tick_benchmark():
+    campaign = build_world()
+    gc.collect()
+    # Peak memory of one tick (tracemalloc slows Python down: measured on its own run).
+    tracemalloc.start()
+    rolled_back(lambda: advance_day(Campaign.objects.get(pk=campaign.pk)))
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    gc.collect()
+    # The timed tick, kept.
+    with CaptureQueriesContext(connection) as queries:
+        started = time.perf_counter()
+        result = advance_day(Campaign.objects.get(pk=campaign.pk))
+        tick_s = time.perf_counter() - started
+    assert result.advanced and result.characters == N_CHARACTERS
+    assert DiaryEntry.objects.filter(day=7).count() == N_CHARACTERS
+    campaign.refresh_from_db()
+    # Back to day 7 for the naive loop: it plays the same day on the same rows (rolled back).
+    Campaign.objects.filter(pk=campaign.pk).update(current_day=7)
+    campaign.refresh_from_db()
+    sample = min(NAIVE_SAMPLE, N_CHARACTERS)
+
+    def naive() -> int:
+        DiaryEntry.objects.filter(day=7).delete()  # the same day again, the naive way
+        return naive_tick(campaign, sample)
+
+    naive_s, done = rolled_back(naive)
+    assert done == sample
+    naive_full_s = naive_s * N_CHARACTERS / sample
+    by_hand_s, _ = rolled_back(lambda: sql_by_hand(campaign))
+    bulk_n = min(BULK_SAMPLE, N_CHARACTERS)
+    django_s, _ = rolled_back(lambda: django_bulk(campaign, bulk_n))
+    ours_s, _ = rolled_back(lambda: partida_bulk(campaign, bulk_n))
+    ours_full_s, _ = rolled_back(lambda: partida_bulk(campaign, N_CHARACTERS))
+    django_full_s = django_s * N_CHARACTERS / bulk_n
+    print()
+    print(
+        f"Daily tick benchmark on {connection.vendor}: {N_CHARACTERS} characters, "
+        f"{N_SETTLEMENTS} settlements"
+    )
+    print(
+        f"  tick (partida.tick.advance_day): {tick_s * 1000:8.0f} ms, "
+        f"{len(queries.captured_queries)} queries, peak Python memory {peak / 2**20:.0f} MB"
+    )
+    print(
+        f"  (a) naive per-character ORM loop: {naive_full_s * 1000:8.0f} ms "
+        f"(measured on {sample}: {naive_s * 1000:.0f} ms, scaled ×{N_CHARACTERS / sample:g})"
+    )
+    print(
+        f"  (b) the row changes by hand in SQL: {by_hand_s * 1000:8.0f} ms "
+        f"(one UPDATE of the characters, one INSERT of the diary rows)"
+    )
+    print(
+        f"  writes alone, Django bulk_update + bulk_create: {django_full_s * 1000:8.0f} ms "
+        f"(measured on {bulk_n} in batches of {BULK_BATCH}: {django_s * 1000:.0f} ms, scaled)"
+    )
+    print(
+        f"  writes alone, partida.bulk (unnest / json_each): {ours_full_s * 1000:8.0f} ms "
+        f"({bulk_n} rows: {ours_s * 1000:.0f} ms)"
+    )
+    print(
+        f"  ratios: tick / (b) = {tick_s / by_hand_s:.1f} (target ≤ 10); "
+        f"(a) / tick = {naive_full_s / tick_s:.0f} (target ≥ 20); "
+        f"bulk_update / partida.bulk = {django_s / ours_s:.1f}"
+    )
+    print(
+        f"  targets: ≤ 1000 ms → {'met' if tick_s <= 1 else 'NOT met'}; "
+        f"≤ 300 MB → {'met' if peak <= 300 * 2**20 else 'NOT met'}"
+    )
+    assert dataclasses.asdict(result)["day"] == 8
