@@ -9,7 +9,8 @@ PORT     ?= 8000
 
 help:
 	@echo "make demo     set up, load the demo campaign and serve it on http://$(HOST):$(PORT)"
-	@echo "make test     set up and run the whole suite (SQLite; PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)"
+	@echo "make test     set up and run the whole suite (SQLite; PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set;"
+	@echo "              browser tests with Debian's /usr/bin/chromium, which .ci/run installs)"
 	@echo "make install  only the virtual environment, from requirements.lock"
 	@echo "make bench    benchmarks (tests/bench), printing figures and ratios"
 	@echo "make lint     ruff, import-linter and mypy"
@@ -40,6 +41,7 @@ lint: install
 	$(VENV)/bin/mypy
 
 test: install lint
+	@test -x /usr/bin/chromium || echo "Note: /usr/bin/chromium is missing, so the browser tests (tests/e2e) are skipped; .ci/run installs it (apt-get install -y chromium)."
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 bench: install

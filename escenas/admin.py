@@ -1,0 +1,72 @@
+"""Admin of scenes: the master browses scenes and posts; rolls and revisions are read-only."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from escenas.models import (
+    Draft,
+    NotificationPreference,
+    Post,
+    PostRevision,
+    PostRoll,
+    RollRequest,
+    Scene,
+)
+
+
+@admin.register(Scene)
+class SceneAdmin(admin.ModelAdmin):
+    list_display = ["title", "campaign", "kind", "readers", "last_post_at"]
+    list_filter = ["kind", "readers", "campaign"]
+    search_fields = ["title"]
+    filter_horizontal = ["participants"]
+    raw_id_fields = ["diary_character"]
+
+
+class PostRollInline(admin.TabularInline):
+    model = PostRoll
+    extra = 0
+    can_delete = False
+    readonly_fields = ["roll", "hidden", "request", "position"]
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False  # rolls are made by the server inside posts, never by hand
+
+
+class PostRevisionInline(admin.TabularInline):
+    model = PostRevision
+    extra = 0
+    can_delete = False
+    readonly_fields = ["body", "note_to_master", "edited_by", "edited_at", "after_roll"]
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Post)
+class PostAdmin(admin.ModelAdmin):
+    list_display = [
+        "pk",
+        "scene",
+        "speaker_name",
+        "voice",
+        "created_at",
+        "is_whisper",
+        "deleted_at",
+    ]
+    list_filter = ["voice", "is_whisper", "campaign"]
+    search_fields = ["body", "speaker_name"]
+    raw_id_fields = ["scene", "author", "character", "deleted_by", "campaign"]
+    readonly_fields = ["body_html", "note_html", "idempotency_key", "created_at", "edited_at"]
+    inlines = [PostRollInline, PostRevisionInline]
+
+
+@admin.register(RollRequest)
+class RollRequestAdmin(admin.ModelAdmin):
+    list_display = ["character", "trait", "base_threshold", "scene", "created_at", "fulfilled_at"]
+    raw_id_fields = ["scene", "character", "fulfilled_roll", "requested_by"]
+
+
+admin.site.register(NotificationPreference)
+admin.site.register(Draft)

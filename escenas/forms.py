@@ -1,0 +1,315 @@
+"""Forms of the scene pages. They check the shape of what was typed; the rules (who may post,
+roll, whisper) are the services'. No form has a field for a die, a total or an outcome: those
+are made on the server, so nothing a client sends can set them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from escenas import selectors
+from escenas.models import BODY_MAX_CHARS, NOTE_MAX_CHARS, NotificationPreference, Post, Scene
+from escenas.services import RollSpec
+from mundo.services import ServiceError
+from personajes.models import Character, Roll, Trait
+
+ROLL_NONE = ""
+
+
+def new_idempotency_key() -> str:
+    """A fresh key for a post form (uuid4 hex, 32 characters)."""
+    return uuid.uuid4().hex
+
+
+def add_service_errors(form: forms.Form, exc: ServiceError) -> None:
+    """Put a ServiceError's messages on ``form``: known fields next to the field, the rest on
+    top."""
+    if not hasattr(exc, "error_dict"):
+        form.add_error(None, exc.messages)
+        return
+    for key, messages in exc.message_dict.items():
+        form.add_error(key if key in form.fields else None, messages)
+
+
+class PostForm(forms.Form):
+    """A post: voice, text, note to the master, whisper, and at most one roll to make.
+
+    Built for one ``SceneAccess``: the voices, characters, traits, whisper recipients and pending
+    roll requests offered are the viewer's.
+    """
+
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=64)
+    voice = forms.ChoiceField(label=_("Write as"))
+    npc_name = forms.CharField(label=_("Name of the NPC"), required=False, max_length=80)
+    body = forms.CharField(
+        label=_("Text"),
+        required=False,
+        max_length=BODY_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text=_("Markdown: **bold**, *italics*, > quote, - list, [link](https://…)."),
+    )
+    note_to_master = forms.CharField(
+        label=_("Note to the master"),
+        required=False,
+        max_length=NOTE_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Only you and the master will see it."),
+    )
+    whisper = forms.BooleanField(
+        label=_("Whisper"),
+        required=False,
+        help_text=_("Only the people you choose and the master will see the post."),
+    )
+    whisper_to = forms.MultipleChoiceField(
+        label=_("Whisper to"), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    roll_kind = forms.ChoiceField(
+        label=_("Roll"),
+        required=False,
+        widget=forms.RadioSelect,
+        choices=[
+            (ROLL_NONE, _("No roll")),
+            (Roll.Kind.ACTION, _("Action (trait)")),
+            (Roll.Kind.EVENT, _("Event (d100)")),
+            (Roll.Kind.EXPRESSION, _("Dice (2d6+1…)")),
+        ],
+    )
+    roll_character = forms.TypedChoiceField(label=_("Character"), required=False, coerce=int)
+    trait = forms.ChoiceField(label=_("Trait"), required=False)
+    threshold = forms.IntegerField(
+        label=_("Threshold (%)"),
+        required=False,
+        min_value=0,
+        max_value=100,
+        help_text=_("Leave it empty and the master will set it; the dice are rolled now."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    probability = forms.IntegerField(
+        label=_("Probability (%)"),
+        required=False,
+        min_value=0,
+        max_value=100,
+        help_text=_("Leave it empty and the master will set it; the die is rolled now."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    expression = forms.CharField(
+        label=_("Dice expression"),
+        required=False,
+        max_length=200,
+        help_text=_("For example 2d6+1, 1d3 or 3d100<=40 (counts successes)."),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+    reason = forms.CharField(label=_("Reason for the roll"), required=False, max_length=200)
+    hidden = forms.BooleanField(
+        label=_("Hidden roll (only the master sees the dice)"), required=False
+    )
+    fulfil = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)
+
+    def __init__(
+        self,
+        *args: Any,
+        access: selectors.SceneAccess,
+        traits: Sequence[Trait] = (),
+        requests: Sequence[Any] = (),
+        whisper_candidates: Sequence[Any] = (),
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.access = access
+        self.characters = {c.pk: c for c in access.characters}
+        voices: list[tuple[str, str]] = []
+        for voice in access.voices:
+            if voice == Post.Voice.CHARACTER:
+                voices += [(f"character:{c.pk}", c.name) for c in access.characters]
+            elif voice == Post.Voice.PLAYER:
+                voices.append((voice, _("Myself, out of character")))
+            elif voice == Post.Voice.NARRATOR:
+                voices.append((voice, _("Narrator")))
+            elif voice == Post.Voice.NPC:
+                voices.append((voice, _("A non-player character (NPC)")))
+        self.fields["voice"].choices = voices
+        if voices and not self.initial.get("voice"):
+            self.fields["voice"].initial = voices[0][0]
+        self.fields["roll_character"].choices = [(c.pk, c.name) for c in access.characters]
+        self.fields["trait"].choices = [(t.slug, t.name) for t in traits]
+        self.fields["whisper_to"].choices = [(u.pk, u.get_username()) for u in whisper_candidates]
+        self.whisper_users = {str(u.pk): u for u in whisper_candidates}
+        self.requests = list(requests)
+        self.fields["fulfil"].choices = [(str(r.pk), str(r.pk)) for r in self.requests]
+        if access.is_master:
+            del self.fields["note_to_master"]
+        else:
+            del self.fields["hidden"]
+            del self.fields["npc_name"]
+        if not access.characters or not traits:
+            self.fields["roll_kind"].choices = [
+                c for c in self.fields["roll_kind"].choices if c[0] != Roll.Kind.ACTION
+            ]
+        self.fields["body"].widget.attrs.update(
+            {"class": "post-body", "aria-describedby": "id_body_helptext"}
+        )
+
+    @property
+    def shows_whisper(self) -> bool:
+        return self.access.scene.kind != Scene.Kind.NOTES
+
+    def voice_and_character(self) -> tuple[str, Character | None]:
+        value = self.cleaned_data.get("voice") or ""
+        if value.startswith("character:"):
+            pk = int(value.split(":", 1)[1])
+            return Post.Voice.CHARACTER, self.characters.get(pk)
+        return value, None
+
+    def roll_spec(self) -> RollSpec | None:
+        data = self.cleaned_data
+        kind = data.get("roll_kind") or ROLL_NONE
+        if kind == ROLL_NONE:
+            return None
+        _voice, speaking = self.voice_and_character()
+        character = self.characters.get(data.get("roll_character") or 0) or speaking
+        return RollSpec(
+            kind=kind,
+            character=character,
+            trait_slug=data.get("trait") or "",
+            base_threshold=data.get("threshold"),
+            probability=data.get("probability"),
+            expression=data.get("expression") or "",
+            reason=data.get("reason") or "",
+            hidden=bool(data.get("hidden")),
+        )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        kind = data.get("roll_kind")
+        if kind == Roll.Kind.ACTION and not data.get("trait"):
+            self.add_error("trait", _("Choose the trait to roll."))
+        if kind == Roll.Kind.EXPRESSION and not (data.get("expression") or "").strip():
+            self.add_error("expression", _("Write the dice to roll, for example 2d6+1."))
+        return data
+
+    def service_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``services.post_create`` (except access and author)."""
+        data = self.cleaned_data
+        voice, character = self.voice_and_character()
+        return {
+            "idempotency_key": data["idempotency_key"],
+            "body": data.get("body") or "",
+            "voice": voice,
+            "character": character,
+            "npc_name": data.get("npc_name") or "",
+            "note_to_master": data.get("note_to_master") or "",
+            "whisper": bool(data.get("whisper")) or bool(data.get("whisper_to")),
+            "whisper_to": [self.whisper_users[k] for k in data.get("whisper_to") or []],
+            "roll": self.roll_spec(),
+            "fulfil": [int(x) for x in data.get("fulfil") or []],
+        }
+
+
+class PostEditForm(forms.Form):
+    """Edit a post's text (its rolls never change)."""
+
+    body = forms.CharField(
+        label=_("Text"),
+        required=False,
+        max_length=BODY_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 10}),
+    )
+    note_to_master = forms.CharField(
+        label=_("Note to the master"),
+        required=False,
+        max_length=NOTE_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+
+class ThresholdForm(forms.Form):
+    """The master sets a roll's threshold (%)."""
+
+    base_threshold = forms.IntegerField(
+        label=_("Threshold (%)"),
+        min_value=0,
+        max_value=100,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "threshold-input"}),
+    )
+
+
+class RollRequestForm(forms.Form):
+    """The master asks a character for an action roll."""
+
+    character = forms.TypedChoiceField(label=_("Character"), coerce=int)
+    trait = forms.ChoiceField(label=_("Trait"))
+    base_threshold = forms.IntegerField(
+        label=_("Threshold (%)"),
+        required=False,
+        min_value=0,
+        max_value=100,
+        help_text=_("Optional: you can set it on the roll later."),
+    )
+    reason = forms.CharField(label=_("Reason"), required=False, max_length=200)
+    hidden = forms.BooleanField(label=_("Hidden (only the master sees the dice)"), required=False)
+
+    def __init__(
+        self, *args: Any, access: selectors.SceneAccess, traits: Sequence[Trait] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.characters = {c.pk: c for c in access.characters}
+        self.traits = {t.slug: t for t in traits}
+        self.fields["character"].choices = [(c.pk, c.name) for c in access.characters]
+        self.fields["trait"].choices = [(t.slug, t.name) for t in traits]
+
+
+class SceneForm(forms.Form):
+    """A story scene or master notes: title, summary, readers, participants."""
+
+    kind = forms.ChoiceField(
+        label=_("Kind"),
+        choices=[(Scene.Kind.STORY, _("Story scene")), (Scene.Kind.NOTES, _("Master notes"))],
+        initial=Scene.Kind.STORY,
+    )
+    title = forms.CharField(label=_("Title"), max_length=120)
+    summary = forms.CharField(
+        label=_("Summary"), required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    readers = forms.ChoiceField(
+        label=_("Who else may read it"),
+        choices=Scene.Readers.choices,
+        initial=Scene.Readers.MEMBERS,
+        help_text=_("Story scenes: the participants and the master always may."),
+    )
+    participants = forms.ModelMultipleChoiceField(
+        label=_("Participating characters"),
+        queryset=Character.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    def __init__(self, *args: Any, campaign: Any, editing: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Every character of the campaign (a dead participant stays in the scene's list; only
+        # living ones can post or roll, which the services check).
+        self.fields["participants"].queryset = (
+            Character.objects.filter(campaign=campaign).select_related("player").order_by("name")
+        )
+        self.fields["participants"].label_from_instance = lambda c: (
+            f"{c.name} ({c.player.get_username()})"
+            + ("" if c.is_alive else f" — {c.get_status_display()}")
+        )
+        if editing:
+            del self.fields["kind"]
+
+
+class SearchForm(forms.Form):
+    q = forms.CharField(label=_("Search the posts"), max_length=100, required=False)
+
+
+class NotificationForm(forms.Form):
+    mode = forms.ChoiceField(
+        label=_("E-mail me"),
+        choices=NotificationPreference.Mode.choices,
+        widget=forms.RadioSelect,
+    )

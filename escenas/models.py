@@ -1,0 +1,357 @@
+"""Scenes and their posts: the play loop of a play-by-web campaign.
+
+A campaign has story scenes (a list of participating characters; the master decides who else may
+read), one off-topic scene (out of character, every member), one diary per character (its player
+and the master) and master notes (the master only). Posts are written as a character, as the
+player, or by the master as the narrator or an NPC; dice rolls live in the roll ledger
+(``personajes.Roll``) and are attached to a post through ``PostRoll``, never changed afterwards.
+
+Who may read and write what is decided in one place, ``escenas.selectors``.
+Source: DESIGN.md ("Randomness and the roll ledger"), RULES.md R2–R4 (rolls), R25 (diaries).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from mundo.models import Campaign
+from personajes.models import Character, Roll, Trait
+
+BODY_MAX_CHARS = 20_000
+"""Longest post body (characters of Markdown source)."""
+NOTE_MAX_CHARS = 4_000
+"""Longest note to the master (characters)."""
+
+
+def new_feed_token() -> str:
+    """A URL-safe, unguessable feed token (43 characters, 256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+class Scene(models.Model):
+    """A scene of a campaign: story, off-topic, a character's diary, or master notes.
+
+    ``readers`` (story scenes only) says who may read besides the participants and the master:
+    nobody else, every player of the campaign, or anyone who may read the campaign (anonymous
+    visitors of a public campaign included). ``last_post_at`` orders the scene list.
+    """
+
+    class Kind(models.TextChoices):
+        STORY = "story", _("story")
+        OFFTOPIC = "offtopic", _("off-topic")
+        DIARY = "diary", _("diary")
+        NOTES = "notes", _("master notes")
+
+    class Readers(models.TextChoices):
+        PARTICIPANTS = "participants", _("only the participants and the master")
+        MEMBERS = "members", _("every player of the campaign")
+        PUBLIC = "public", _("anyone who may read the campaign")
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="scenes", verbose_name=_("campaign")
+    )
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.STORY)
+    title = models.CharField(_("title"), max_length=120)
+    summary = models.TextField(_("summary"), blank=True)
+    readers = models.CharField(
+        _("who else may read"),
+        max_length=12,
+        choices=Readers.choices,
+        default=Readers.PARTICIPANTS,
+        help_text=_("Story scenes: besides the participants and the master."),
+    )
+    participants = models.ManyToManyField(
+        Character, blank=True, related_name="scenes", verbose_name=_("participants")
+    )
+    diary_character = models.OneToOneField(
+        Character,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="diary_scene",
+        verbose_name=_("diary of"),
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    last_post_at = models.DateTimeField(_("last post"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("scene")
+        verbose_name_plural = _("scenes")
+        ordering = ["campaign", "-last_post_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign"],
+                condition=Q(kind="offtopic"),
+                name="scene_one_offtopic_per_campaign",
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="diary") & Q(diary_character__isnull=False))
+                | (~Q(kind="diary") & Q(diary_character__isnull=True)),
+                name="scene_diary_has_character",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("escenas:scene", kwargs={"slug": self.campaign.slug, "pk": self.pk})
+
+
+class Post(models.Model):
+    """A post of a scene: its author and voice, Markdown body (source and sanitised HTML), an
+    optional note to the master, whisper recipients, and its place in the integrity record.
+
+    ``idempotency_key`` is generated when the post form is rendered; a retried or double submit
+    with the same key returns the same post and makes no second roll. ``speaker_name`` is the
+    name shown (character, NPC, player or narrator) as it was when posted. ``day`` is the
+    in-game day of posting. Deleted posts keep their rows and rolls (the master still sees
+    them). ``edited_after_roll``: the post had rolls when it was edited.
+    """
+
+    class Voice(models.TextChoices):
+        CHARACTER = "character", _("in character")
+        PLAYER = "player", _("out of character")
+        NARRATOR = "narrator", _("narrator")
+        NPC = "npc", _("non-player character")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="posts")
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="posts")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="scene_posts",
+        help_text=_("Empty for posts written by the system (the daily diary)."),
+    )
+    voice = models.CharField(_("voice"), max_length=10, choices=Voice.choices)
+    character = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="posts"
+    )
+    speaker_name = models.CharField(_("speaker"), max_length=80)
+    by_master = models.BooleanField(_("written by the master"), default=False)
+    body = models.TextField(_("text"), blank=True)
+    body_html = models.TextField(blank=True, editable=False)
+    note_to_master = models.TextField(_("note to the master"), blank=True)
+    note_html = models.TextField(blank=True, editable=False)
+    is_whisper = models.BooleanField(_("whisper"), default=False)
+    whisper_to = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="whispers_received"
+    )
+    day = models.PositiveIntegerField(_("in-game day"), default=0)
+    idempotency_key = models.CharField(max_length=64)
+    created_at = models.DateTimeField(_("posted"), default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(_("updated"), default=timezone.now)
+    edited_at = models.DateTimeField(_("edited"), null=True, blank=True)
+    edited_after_roll = models.BooleanField(_("edited after the roll"), default=False)
+    deleted_at = models.DateTimeField(_("deleted"), null=True, blank=True)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        verbose_name = _("post")
+        verbose_name_plural = _("posts")
+        ordering = ["id"]
+        indexes = [models.Index(fields=["scene", "id"], name="post_scene_id")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scene", "idempotency_key"], name="post_unique_idempotency_key"
+            ),
+            models.CheckConstraint(
+                condition=~Q(voice="character") | Q(character__isnull=False),
+                name="post_character_voice_has_character",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.speaker_name} · {self.scene_id} · #{self.pk}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("escenas:post", kwargs={"slug": self.campaign.slug, "pk": self.pk})
+
+
+class PostRevision(models.Model):
+    """The text of a post before an edit: who edited, when, and whether it had rolls then."""
+
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="revisions")
+    body = models.TextField(blank=True)
+    note_to_master = models.TextField(blank=True)
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    edited_at = models.DateTimeField(default=timezone.now)
+    after_roll = models.BooleanField(default=False)
+
+    class Meta:
+        verbose_name = _("post revision")
+        verbose_name_plural = _("post revisions")
+        ordering = ["post", "-edited_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.post_id} @ {self.edited_at:%Y-%m-%d %H:%M}"
+
+
+class RollRequest(models.Model):
+    """The master asks a character for an action roll (trait, threshold, reason).
+
+    The player's next post in the scene shows it and fulfils it with one click; the roll is made
+    by the server then. ``hidden``: the roll's dice and outcome are shown to the master only.
+    ``base_threshold`` may be empty (the master sets it on the roll later).
+    """
+
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="roll_requests")
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="roll_requests")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    trait = models.ForeignKey(Trait, on_delete=models.PROTECT, related_name="+")
+    base_threshold = models.PositiveSmallIntegerField(
+        _("threshold (%)"), null=True, blank=True, validators=[MaxValueValidator(100)]
+    )
+    reason = models.CharField(_("reason"), max_length=200, blank=True)
+    hidden = models.BooleanField(_("hidden from players"), default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    fulfilled_roll = models.OneToOneField(
+        Roll, on_delete=models.PROTECT, null=True, blank=True, related_name="fulfilled_request"
+    )
+    fulfilled_at = models.DateTimeField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("roll request")
+        verbose_name_plural = _("roll requests")
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.character} · {self.trait}"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.fulfilled_roll_id is None and self.cancelled_at is None
+
+
+class PostRoll(models.Model):
+    """A roll of the ledger attached to the post it was made in (one post per roll).
+
+    ``hidden``: a master-only roll; players see that a hidden roll was made, not its dice.
+    """
+
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="post_rolls")
+    roll = models.OneToOneField(Roll, on_delete=models.PROTECT, related_name="post_roll")
+    hidden = models.BooleanField(_("hidden from players"), default=False)
+    request = models.ForeignKey(
+        RollRequest, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("roll in a post")
+        verbose_name_plural = _("rolls in posts")
+        ordering = ["post", "position", "id"]
+
+    def __str__(self) -> str:
+        return f"#{self.post_id}: {self.roll}"
+
+
+class Draft(models.Model):
+    """What a user was writing in a scene, saved while typing; deleted when the post is sent.
+
+    ``data`` holds the other form fields (voice, roll choices); ``idempotency_key`` is the key of
+    the post being written, so the post (and its roll) is made once, whenever it is sent.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="drafts")
+    body = models.TextField(blank=True)
+    note_to_master = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    idempotency_key = models.CharField(max_length=64)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("draft")
+        verbose_name_plural = _("drafts")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "scene"], name="draft_one_per_user_scene")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.scene}"
+
+
+class SceneRead(models.Model):
+    """The last post (id) a user has seen in a scene: posts after it are unread."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="reads")
+    last_post_id = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "scene"], name="scene_read_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.scene_id} · {self.last_post_id}"
+
+
+class NotificationPreference(models.Model):
+    """A user's notification setting and the secret of their private feeds.
+
+    ``feed_token`` empty means revoked (no private feed answers); regenerating replaces it, so
+    old URLs stop working. ``digest_sent_until``: posts up to this time are in a sent digest.
+    """
+
+    class Mode(models.TextChoices):
+        EACH = "each", _("an e-mail for each post")
+        DIGEST = "digest", _("one daily digest")
+        NONE = "none", _("no e-mail")
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="scene_preference"
+    )
+    mode = models.CharField(
+        _("e-mail notifications"), max_length=10, choices=Mode.choices, default=Mode.EACH
+    )
+    feed_token = models.CharField(max_length=64, blank=True, default=new_feed_token)
+    digest_sent_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("notification preference")
+        verbose_name_plural = _("notification preferences")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["feed_token"], condition=~Q(feed_token=""), name="feed_token_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.mode}"
+
+
+class PostNotification(models.Model):
+    """An e-mail sent to a user about a post: written first, so a task run twice sends once."""
+
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    sent_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["post", "user"], name="post_notification_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.post_id} → {self.user_id}"

@@ -1,0 +1,645 @@
+"""Pages of scenes and posts. Thin: every read goes through ``escenas.selectors`` (which owns the
+permission rules), every write through ``escenas.services``.
+
+htmx: one page template (``escenas/scene_detail.html``) owns its fragments as partials; an htmx
+request gets ``scene_detail.html#<fragment>``. Every page also works without JavaScript (real
+links and forms; the htmx attributes only avoid the reload).
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from escenas import forms, selectors, services
+from escenas.models import RollRequest, Scene
+from escenas.rendering import plain_text, snippet
+from mundo import charts
+from mundo.selectors import campaign_get_for_user
+from mundo.services import ServiceError
+from personajes.models import Trait
+
+SCENE_TEMPLATE = "escenas/scene_detail.html"
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return bool(getattr(request, "htmx", False))
+
+
+def _post_form(
+    request: HttpRequest,
+    access: selectors.SceneAccess,
+    *,
+    data: Any = None,
+    draft: Any = None,
+    traits: list[Trait] | None = None,
+    requests: list[RollRequest] | None = None,
+) -> forms.PostForm:
+    """The post form of the scene for the viewer, bound to ``data`` or filled from the draft."""
+    traits = selectors.campaign_traits_for_rolls(access) if traits is None else traits
+    requests = selectors.pending_requests(access) if requests is None else requests
+    # One-click answers are for the character's player (the master withdraws or waits).
+    own_requests = [r for r in requests if r.character.player_id == access.viewer.user_id]
+    initial: dict[str, Any] = {"idempotency_key": forms.new_idempotency_key()}
+    if draft is not None:
+        initial |= {
+            "idempotency_key": draft.idempotency_key,
+            "body": draft.body,
+            "note_to_master": draft.note_to_master,
+            **{k: v for k, v in draft.data.items() if v not in ("", None)},
+        }
+    return forms.PostForm(
+        data,
+        access=access,
+        traits=traits,
+        requests=own_requests,
+        whisper_candidates=selectors.whisper_candidates(access),
+        initial=initial,
+    )
+
+
+def _diary_context(scene: Scene) -> dict[str, Any]:
+    """The R25 table and chart of a diary scene (empty while the diary table does not exist)."""
+    if scene.kind != Scene.Kind.DIARY or scene.diary_character is None:
+        return {}
+    entries = selectors.diary_entries(scene.diary_character)
+    if not entries:
+        return {"diary_entries": entries}
+    days = [e.day for e in entries]
+    chart = None
+    if len(entries) >= 2:
+        chart = charts.line_chart(
+            title=_("Counters and action penalty of %(name)s")
+            % {"name": scene.diary_character.name},
+            description=_(
+                "Days of hunger, thirst, fatigue and without hygiene, and the action penalty "
+                "(points), for days %(first)s–%(last)s. The same numbers are in the table."
+            )
+            % {"first": days[0], "last": days[-1]},
+            xs=days,
+            series=[
+                (_("Hunger"), "hunger", [e.hunger_days for e in entries]),
+                (_("Thirst"), "thirst", [e.thirst_days for e in entries]),
+                (_("Fatigue"), "fatigue", [e.fatigue_days for e in entries]),
+                (_("Without hygiene"), "unhygienic", [e.unhygienic_days for e in entries]),
+                (_("Penalty"), "penalty", [max(0, e.penalty_total) for e in entries]),
+            ],
+        )
+    return {"diary_entries": entries, "diary_chart": chart}
+
+
+def _scene_context(
+    request: HttpRequest,
+    access: selectors.SceneAccess,
+    *,
+    page: selectors.ScenePage,
+    form: forms.PostForm | None = None,
+) -> dict[str, Any]:
+    scene = access.scene
+    show_form = form is not None or (access.can_post and page.is_last_page)
+    requests = selectors.pending_requests(access) if access.can_post else []
+    traits = selectors.campaign_traits_for_rolls(access) if (show_form or access.is_master) else []
+    if form is None and show_form:
+        form = _post_form(
+            request,
+            access,
+            draft=selectors.draft_for(scene, request.user),
+            traits=traits,
+            requests=requests,
+        )
+    request_form = None
+    if access.is_master and access.characters and traits:
+        request_form = forms.RollRequestForm(access=access, traits=traits)
+    trait_options = (
+        selectors.character_traits(scene.campaign, list(access.characters), traits)
+        if form is not None
+        else {}
+    )
+    return {
+        "campaign": scene.campaign,
+        "scene": scene,
+        "access": access,
+        "page": page,
+        "posts": page.posts,
+        "form": form,
+        "request_form": request_form,
+        "requests": requests,
+        "trait_options": trait_options,
+        "waiting_on": selectors.waiting_on(scene),
+        "now_ts": timezone.now().timestamp(),
+        "feed_url": _feed_url(request, scene),
+        **_diary_context(scene),
+    }
+
+
+def _feed_url(request: HttpRequest, scene: Scene) -> str | None:
+    """The scene's Atom feed: public, or the viewer's private token URL (None without one)."""
+    kwargs = {"slug": scene.campaign.slug, "pk": scene.pk}
+    if selectors.scene_is_public(scene):
+        return reverse("escenas:scene_feed", kwargs=kwargs)
+    pref = selectors.preference_for(request.user)
+    if pref is None or not pref.feed_token:
+        return None
+    return reverse("escenas:private_feed", kwargs=kwargs | {"token": pref.feed_token})
+
+
+# --- Scene list and scene pages -----------------------------------------------------------------
+
+
+def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's scenes the visitor may read, with unread counts and the last post.
+
+    The off-topic scene and the characters' missing diaries are created here on first read
+    (create-on-read; idempotent)."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    viewer = selectors.viewer_for(campaign, request.user)
+    if viewer.is_member:
+        services.offtopic_scene_for(campaign)
+        services.diaries_ensure(campaign=campaign)
+    return render(
+        request,
+        "escenas/scene_list.html",
+        {
+            "campaign": campaign,
+            "viewer": viewer,
+            "rows": selectors.scene_list(campaign, viewer),
+            "search_form": forms.SearchForm(),
+        },
+    )
+
+
+@vary_on_headers("HX-Request")
+def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A scene: a page of posts (oldest first), the waiting-on line, pending roll requests and,
+    on the last page, the post form. A diary shows its R25 table and chart above the posts."""
+    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    last_read = selectors.last_read_post_id(access.scene, request.user)
+    page = selectors.scene_page(access, page=request.GET.get("page"), last_read=last_read)
+    services.scene_mark_read(
+        scene=access.scene, user=request.user, post_id=page.last_post_id, known=last_read
+    )
+    context = _scene_context(request, access, page=page)
+    template = (
+        SCENE_TEMPLATE + "#post_list"
+        if _is_htmx(request) and request.GET.get("page")
+        else SCENE_TEMPLATE
+    )
+    return render(request, template, context)
+
+
+@require_GET
+def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """htmx polling: the posts after ``after`` (appended) and the posts changed since ``since``
+    (replaced out of band), then a new poller. Only what the viewer may see."""
+    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    started = timezone.now()
+    try:
+        after = max(0, int(request.GET.get("after", "0")))
+        since = datetime.datetime.fromtimestamp(
+            float(request.GET.get("since", "0")), tz=datetime.UTC
+        )
+    except (ValueError, OverflowError, OSError):
+        raise Http404("Bad poll") from None
+    last_read = selectors.last_read_post_id(access.scene, request.user)
+    new = selectors.posts_after(access, after=after, last_read=last_read)
+    changed = selectors.posts_changed(access, up_to=after, since=since) if after else []
+    last = new[-1].post.pk if new else after
+    services.scene_mark_read(scene=access.scene, user=request.user, post_id=last, known=last_read)
+    return render(
+        request,
+        SCENE_TEMPLATE + "#poll",
+        {
+            "campaign": access.scene.campaign,
+            "scene": access.scene,
+            "access": access,
+            "new_posts": new,
+            "changed_posts": changed,
+            "poll_after": last,
+            "now_ts": started.timestamp(),
+        },
+    )
+
+
+@require_POST
+def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Send a post (its rolls are made now, on the server), or save it as a draft.
+
+    htmx: answers the fresh form fragment and triggers ``posted`` (the poller then fetches the
+    new post); without JavaScript: redirects to the post. Errors re-render the form with the
+    message; nothing is saved then. A signed-out visitor (an expired session) is sent to sign
+    in and back to the scene, where the draft saved while typing is waiting."""
+    if not request.user.is_authenticated:
+        return _to_login(request, slug, pk)
+    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    if not access.can_post:
+        return HttpResponseForbidden(_("You cannot write in this scene."))
+    form = _post_form(request, access, data=request.POST)
+    if "save_draft" in request.POST:
+        return _draft_save(request, access)
+    if form.is_valid():
+        try:
+            post = services.post_create(access=access, author=request.user, **form.service_kwargs())
+        except ServiceError as exc:
+            forms.add_service_errors(form, exc)
+        else:
+            if _is_htmx(request):
+                fresh = _post_form(request, access)
+                response = render(
+                    request,
+                    SCENE_TEMPLATE + "#post_form",
+                    _form_context(request, access, fresh),
+                )
+                response["HX-Trigger"] = "posted"
+                return response
+            return redirect(post.get_absolute_url())
+    if _is_htmx(request):
+        return render(request, SCENE_TEMPLATE + "#post_form", _form_context(request, access, form))
+    last_read = selectors.last_read_post_id(access.scene, request.user)
+    page = selectors.scene_page(access, page=None, last_read=last_read)
+    context = _scene_context(request, access, page=page, form=form)
+    return render(request, SCENE_TEMPLATE, context, status=400)
+
+
+def _to_login(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Sign in, then back to the scene (htmx: a full-page redirect, not a swapped fragment)."""
+    scene_url = reverse("escenas:scene", kwargs={"slug": slug, "pk": pk})
+    if _is_htmx(request):
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = f"{reverse('login')}?next={scene_url}#post-form"
+        return response
+    return redirect_to_login(scene_url + "#post-form")
+
+
+def _form_context(
+    request: HttpRequest, access: selectors.SceneAccess, form: forms.PostForm
+) -> dict[str, Any]:
+    return {
+        "campaign": access.scene.campaign,
+        "scene": access.scene,
+        "access": access,
+        "form": form,
+        "requests": selectors.pending_requests(access),
+        "trait_options": selectors.character_traits(access.scene.campaign, list(access.characters)),
+    }
+
+
+def _draft_save(request: HttpRequest, access: selectors.SceneAccess) -> HttpResponse:
+    data = request.POST
+    try:
+        draft = services.draft_save(
+            access=access,
+            user=request.user,
+            idempotency_key=data.get("idempotency_key", ""),
+            body=data.get("body", ""),
+            note_to_master=data.get("note_to_master", ""),
+            data={k: data.get(k, "") for k in services.DRAFT_DATA_KEYS},
+        )
+        problem = None
+    except ServiceError as exc:
+        draft, problem = None, " ".join(exc.messages)
+    if _is_htmx(request):
+        return render(
+            request,
+            SCENE_TEMPLATE + "#draft_status",
+            {"draft": draft, "draft_problem": problem},
+        )
+    if problem:
+        messages.error(request, problem)
+    else:
+        messages.success(request, _("Draft saved."))
+    return redirect(access.scene.get_absolute_url() + "#post-form")
+
+
+@require_POST
+def draft_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Save the post being written (htmx, while typing). Answers the small status fragment."""
+    if not request.user.is_authenticated:
+        return _to_login(request, slug, pk)
+    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    if not access.can_post:
+        return HttpResponseForbidden(_("You cannot write in this scene."))
+    return _draft_save(request, access)
+
+
+@require_GET
+def roll_chance(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The exact chance of the action roll being prepared (htmx fragment). Source: RULES.md R3,
+    R9."""
+    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    if not access.can_post:
+        return HttpResponseForbidden(_("You cannot write in this scene."))
+
+    def number(name: str) -> int | None:
+        try:
+            value = int(request.GET.get(name, ""))
+        except ValueError:
+            return None
+        return value if 0 <= value <= 100 else None
+
+    character_id: int | None
+    try:
+        character_id = int(request.GET.get("roll_character", "") or 0) or None
+    except ValueError:
+        character_id = None
+    voice = request.GET.get("voice", "")
+    if character_id is None and voice.startswith("character:"):
+        try:
+            character_id = int(voice.split(":", 1)[1])
+        except ValueError:
+            character_id = None
+    chance = selectors.roll_chance(
+        access,
+        character_id=character_id,
+        trait_slug=request.GET.get("trait", ""),
+        base_threshold=number("threshold"),
+    )
+    return render(request, SCENE_TEMPLATE + "#chance", {"chance": chance})
+
+
+# --- Posts ---------------------------------------------------------------------------------------
+
+
+def post_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A post's permanent link: the scene page it is on, scrolled to it."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    post, access = selectors.post_get_for_user(campaign=campaign, pk=pk, user=request.user)
+    number = selectors.post_page_number(post, access.viewer)
+    return redirect(f"{access.scene.get_absolute_url()}?page={number}#post-{post.pk}")
+
+
+@login_required
+def post_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Edit a post's text (its author); the rolls stay, a revision is kept."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    post, access = selectors.post_get_for_user(campaign=campaign, pk=pk, user=request.user)
+    view = selectors.post_view(post, access.viewer)
+    if not view.can_edit:
+        return HttpResponseForbidden(_("Only the author can edit a post."))
+    form = forms.PostEditForm(
+        request.POST or None,
+        initial={"body": post.body, "note_to_master": post.note_to_master},
+    )
+    if access.is_master:
+        del form.fields["note_to_master"]
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.post_edit(
+                post=post,
+                editor=request.user,
+                body=form.cleaned_data["body"],
+                note_to_master=form.cleaned_data.get("note_to_master", post.note_to_master),
+            )
+        except ServiceError as exc:
+            forms.add_service_errors(form, exc)
+        else:
+            messages.success(request, _("Post edited. Its rolls have not changed."))
+            return redirect(post.get_absolute_url())
+    return render(
+        request,
+        "escenas/post_edit.html",
+        {"campaign": campaign, "scene": access.scene, "view": view, "form": form, "access": access},
+    )
+
+
+@login_required
+@require_POST
+def post_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Delete a post (author or master): hidden from players, kept for the master with its
+    rolls."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    post, access = selectors.post_get_for_user(campaign=campaign, pk=pk, user=request.user)
+    try:
+        services.post_delete(post=post, user=request.user)
+    except ServiceError as exc:
+        return HttpResponseForbidden(" ".join(exc.messages))
+    messages.success(request, _("Post deleted."))
+    return redirect(access.scene.get_absolute_url())
+
+
+@login_required
+def post_revisions(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Every revision of a post, newest first: the master only."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    post, access = selectors.post_get_for_user(campaign=campaign, pk=pk, user=request.user)
+    if not access.is_master:
+        raise Http404("No such page")
+    return render(
+        request,
+        "escenas/post_revisions.html",
+        {
+            "campaign": campaign,
+            "scene": access.scene,
+            "view": selectors.post_view(post, access.viewer),
+            "revisions": selectors.post_revisions(post),
+            "access": access,
+        },
+    )
+
+
+@login_required
+@require_POST
+def roll_threshold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master sets the threshold of a roll made without one (htmx: the post fragment)."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    post_roll = selectors.post_roll_get_for_master(campaign=campaign, pk=pk, user=request.user)
+    post, access = selectors.post_get_for_user(
+        campaign=campaign, pk=post_roll.post_id, user=request.user
+    )
+    form = forms.ThresholdForm(request.POST)
+    if form.is_valid():
+        try:
+            services.roll_threshold_set(
+                post_roll=post_roll,
+                master=request.user,
+                base_threshold=form.cleaned_data["base_threshold"],
+            )
+        except ServiceError as exc:
+            messages.error(request, " ".join(exc.messages))
+    else:
+        messages.error(request, _("The threshold must be a whole number from 0 to 100 (%)."))
+    if _is_htmx(request):
+        post, access = selectors.post_get_for_user(campaign=campaign, pk=post.pk, user=request.user)
+        return render(
+            request,
+            SCENE_TEMPLATE + "#post",
+            {
+                "view": selectors.post_view(post, access.viewer),
+                "campaign": campaign,
+                "access": access,
+            },
+        )
+    return redirect(post.get_absolute_url())
+
+
+@login_required
+@require_POST
+def roll_request_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master asks a participant for a roll."""
+    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    if not access.is_master:
+        raise Http404("No such page")
+    traits = selectors.campaign_traits_for_rolls(access)
+    form = forms.RollRequestForm(request.POST, access=access, traits=traits)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.roll_request_create(
+                access=access,
+                master=request.user,
+                character=form.characters[data["character"]],
+                trait=form.traits[data["trait"]],
+                base_threshold=data.get("base_threshold"),
+                reason=data.get("reason") or "",
+                hidden=bool(data.get("hidden")),
+            )
+        except ServiceError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            messages.success(request, _("Roll requested."))
+    else:
+        messages.error(
+            request, _("Check the roll request: %(errors)s") % {"errors": form.errors.as_text()}
+        )
+    return redirect(access.scene.get_absolute_url() + "#requests")
+
+
+@login_required
+@require_POST
+def roll_request_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master withdraws a pending roll request."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    roll_request = selectors.roll_request_get(campaign=campaign, pk=pk)
+    try:
+        services.roll_request_cancel(request=roll_request, master=request.user)
+    except ServiceError:
+        raise Http404("No such request") from None
+    messages.success(request, _("Roll request withdrawn."))
+    return redirect(roll_request.scene.get_absolute_url() + "#requests")
+
+
+# --- Scenes (master) -----------------------------------------------------------------------------
+
+
+@login_required
+def scene_create(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master creates a story scene or a master-notes scene."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    viewer = selectors.viewer_for(campaign, request.user)
+    if not viewer.is_master:
+        raise Http404("No such page")
+    form = forms.SceneForm(request.POST or None, campaign=campaign)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            scene = services.scene_create(
+                campaign=campaign,
+                master=request.user,
+                kind=data["kind"],
+                title=data["title"],
+                summary=data["summary"],
+                readers=data["readers"],
+                participants=data["participants"],
+            )
+        except ServiceError as exc:
+            forms.add_service_errors(form, exc)
+        else:
+            messages.success(request, _("Scene created."))
+            return redirect(scene)
+    return render(request, "escenas/scene_form.html", {"campaign": campaign, "form": form})
+
+
+@login_required
+def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master changes a scene's title, summary, readers and participants."""
+    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    if not access.is_master:
+        raise Http404("No such page")
+    scene = access.scene
+    form = forms.SceneForm(
+        request.POST or None,
+        campaign=scene.campaign,
+        editing=True,
+        initial={
+            "title": scene.title,
+            "summary": scene.summary,
+            "readers": scene.readers,
+            "participants": list(scene.participants.all()),
+        },
+    )
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.scene_update(
+                scene=scene,
+                master=request.user,
+                title=data["title"],
+                summary=data["summary"],
+                readers=data["readers"],
+                participants=data["participants"],
+            )
+        except ServiceError as exc:
+            forms.add_service_errors(form, exc)
+        else:
+            messages.success(request, _("Scene saved."))
+            return redirect(scene)
+    return render(
+        request,
+        "escenas/scene_form.html",
+        {"campaign": scene.campaign, "form": form, "scene": scene},
+    )
+
+
+def diary(request: HttpRequest, slug: str, character: int) -> HttpResponse:
+    """A character's diary (its player and the master): created if missing, then shown."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    target = selectors.diary_character_get(campaign=campaign, pk=character, user=request.user)
+    return redirect(services.diary_scene_for(target))
+
+
+def search(request: HttpRequest, slug: str) -> HttpResponse:
+    """Search the campaign's posts the visitor may read."""
+    campaign = campaign_get_for_user(slug=slug, user=request.user)
+    viewer = selectors.viewer_for(campaign, request.user)
+    form = forms.SearchForm(request.GET or None)
+    query = form.cleaned_data["q"] if form.is_valid() else ""
+    results = [
+        (post, snippet(plain_text(post.body_html), query))
+        for post in selectors.post_search(campaign, viewer, query)
+    ]
+    return render(
+        request,
+        "escenas/search.html",
+        {"campaign": campaign, "form": form, "query": query, "results": results},
+    )
+
+
+@login_required
+def notification_settings(request: HttpRequest) -> HttpResponse:
+    """The user's e-mail setting and the secret of their private feeds (regenerate, revoke)."""
+    pref = services.preference_get_or_create(user=request.user)
+    form = forms.NotificationForm(request.POST or None, initial={"mode": pref.mode})
+    if request.method == "POST":
+        if "regenerate" in request.POST:
+            services.feed_token_regenerate(user=request.user)
+            messages.success(request, _("New feed address made: the old ones no longer work."))
+            return redirect("escenas:notifications")
+        if "revoke" in request.POST:
+            services.feed_token_revoke(user=request.user)
+            messages.success(request, _("Private feeds switched off."))
+            return redirect("escenas:notifications")
+        if form.is_valid():
+            services.preference_set_mode(user=request.user, mode=form.cleaned_data["mode"])
+            messages.success(request, _("Notification settings saved."))
+            return redirect("escenas:notifications")
+    return render(request, "escenas/notifications.html", {"form": form, "pref": pref})

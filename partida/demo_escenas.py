@@ -1,0 +1,193 @@
+"""The demo's scenes: a story scene at a petrol station with the two approved demo characters,
+posts with an action roll (the rulebook's door, R3), an event roll (26 %, R2), a free dice roll
+(R4), an action roll waiting for the master's threshold, a pending roll request, a whisper and a
+note to the master; the off-topic scene with a short exchange; a diary for every character.
+
+``load(campaign, stdout)`` is idempotent: every post is written through
+``escenas.services.post_create`` with a fixed idempotency key (``demo-…``), which returns the
+stored post — and makes no second roll — when the demo is loaded again; the scene is found by
+its title and the roll request by (character, trait, reason).
+
+The demo's history is not e-mailed: its posts are recorded as already notified, so loading the
+demo does not print a dozen e-mails on the console (new posts written in the browser are).
+Called by ``manage.py cargar_demo`` after the characters and the world exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from escenas import selectors, services
+from escenas.models import RollRequest, Scene
+from mundo.models import Campaign, Membership
+from personajes.models import Character, Trait
+
+STORY_TITLE = "La gasolinera de la N-420"
+STORY_SUMMARY = (
+    "Al caer la tarde, Lucía y Tomás llegan a la gasolinera abandonada de la carretera de "
+    "Robledo buscando agua y gasoil. La persiana de la tienda está bajada."
+)
+
+
+def _users(campaign: Campaign) -> dict[str, Any]:
+    return {
+        m.user.username: m.user
+        for m in Membership.objects.filter(campaign=campaign).select_related("user")
+    }
+
+
+def _approved(campaign: Campaign, username: str) -> Character | None:
+    return (
+        Character.objects.filter(
+            campaign=campaign, player__username=username, status=Character.Status.APPROVED
+        )
+        .order_by("pk")
+        .first()
+    )
+
+
+def _post(scene: Scene, user: Any, key: str, **kwargs: Any) -> Any:
+    access = selectors.scene_get_for_user(campaign=scene.campaign, pk=scene.pk, user=user)
+    return services.post_create(access=access, author=user, idempotency_key=key, **kwargs)
+
+
+@transaction.atomic
+def load(campaign: Campaign, stdout: Any) -> None:
+    """Load the demo scenes into ``campaign`` (the demo users master, ana and bruno must be
+    members; ana's and bruno's approved characters take part). Idempotent. One transaction, so
+    the posts are marked as notified before any e-mail task runs (after the commit)."""
+    users = _users(campaign)
+    master, ana, bruno = users.get("master"), users.get("ana"), users.get("bruno")
+    offtopic = services.offtopic_scene_for(campaign)
+    services.diaries_ensure(campaign=campaign)
+    if master is None or ana is None or bruno is None:
+        stdout.write("Escenas de demostración: faltan usuarios de la demo; sólo el off topic.")
+        return
+    lucia, tomas = _approved(campaign, "ana"), _approved(campaign, "bruno")
+
+    # Off-topic: out of character, every member.
+    _post(
+        offtopic, ana, "demo-offtopic-1", body="¿Os va bien escribir una vez al día, por la noche?"
+    )
+    _post(
+        offtopic,
+        master,
+        "demo-offtopic-2",
+        voice="player",
+        body=(
+            "Perfecto. El **día** avanza solo a las 06:00; si alguien se queda atrás, "
+            "le espero. Las tiradas las hace el servidor al enviar el mensaje."
+        ),
+    )
+
+    if lucia is None or tomas is None:
+        stdout.write("Escenas de demostración: sin personajes aprobados de ana y bruno.")
+        _mark_notified(campaign)
+        return
+
+    story = Scene.objects.filter(campaign=campaign, title=STORY_TITLE).first()
+    if story is None:
+        story = services.scene_create(
+            campaign=campaign,
+            master=master,
+            title=STORY_TITLE,
+            summary=STORY_SUMMARY,
+            readers=Scene.Readers.PUBLIC,
+            participants=[lucia, tomas],
+        )
+
+    _post(
+        story,
+        master,
+        "demo-escena-01",
+        voice="narrator",
+        body=(
+            "El viento arrastra bolsas de plástico entre los surtidores. La **persiana** de la "
+            "tienda está bajada y, detrás del mostrador, algo ha volcado los expositores.\n\n"
+            "> Ni luz ni ruido. Sólo el zumbido de una nevera que aún tiene corriente."
+        ),
+    )
+    _post(
+        story,
+        ana,
+        "demo-escena-02",
+        voice="character",
+        character=lucia,
+        body="Lucía mete la palanca bajo la persiana y tira con todo el cuerpo.",
+        roll=services.RollSpec(
+            kind="action",
+            character=lucia,
+            trait_slug="fuerza",
+            base_threshold=30,  # the rulebook's door: 30 %, one success is enough (R3)
+            reason="Forzar la persiana",
+        ),
+    )
+    _post(
+        story,
+        master,
+        "demo-escena-03",
+        voice="narrator",
+        body="La persiana cede con un chirrido que se oye en medio valle. ¿Hay alguien dentro?",
+        roll=services.RollSpec(
+            kind="event", probability=26, reason="¿Algún zombi en la tienda? (26 %)"
+        ),
+    )
+    _post(
+        story,
+        bruno,
+        "demo-escena-04",
+        voice="character",
+        character=tomas,
+        body="Tomás cubre la puerta con la escopeta y cuenta los cartuchos que le quedan.",
+        roll=services.RollSpec(kind="expression", expression="1d6+2 cartuchos en la caja"),
+        note_to_master="Si encuentro munición, me guardo dos cartuchos sin decírselo a Lucía.",
+    )
+    _post(
+        story,
+        bruno,
+        "demo-escena-05",
+        voice="character",
+        character=tomas,
+        body="(en voz baja) He oído algo en el almacén. No entres sola.",
+        whisper=True,
+        whisper_to=[ana],
+    )
+    _post(
+        story,
+        ana,
+        "demo-escena-06",
+        voice="character",
+        character=lucia,
+        body="Lucía se asoma a la ventanilla del almacén antes de abrir la puerta.",
+        roll=services.RollSpec(
+            kind="action", character=lucia, trait_slug="percepcion", reason="Mirar dentro"
+        ),  # no threshold: the master sets it later; the dice are already rolled
+    )
+
+    sigilo = Trait.objects.filter(campaign=campaign, slug="sigilo").first()
+    reason = "Acercarte al almacén sin hacer ruido"
+    if (
+        sigilo is not None
+        and not RollRequest.objects.filter(scene=story, character=tomas, reason=reason).exists()
+    ):
+        services.roll_request_create(
+            access=selectors.scene_get_for_user(campaign=campaign, pk=story.pk, user=master),
+            master=master,
+            character=tomas,
+            trait=sigilo,
+            base_threshold=40,
+            reason=reason,
+        )
+    _mark_notified(campaign)
+    diaries = Scene.objects.filter(campaign=campaign, kind=Scene.Kind.DIARY).count()
+    stdout.write(
+        f"Escenas: «{story.title}» ({story.posts.count()} mensajes, una tirada pedida a "
+        f"{tomas.name}), off topic y {diaries} diarios."
+    )
+
+
+def _mark_notified(campaign: Campaign) -> None:
+    """Record every post of the demo as already e-mailed to whoever would be told about it."""
+    services.notifications_mark_sent(post_ids=campaign.posts.values_list("pk", flat=True))

@@ -1,0 +1,177 @@
+"""Benchmark: a scene page with 1 000 posts and their rolls (``make bench``, not ``make test``).
+
+1. Queries per request: the scene page (first and last page) with 30 posts and with 1 000 posts
+   must make the same number of queries (asserted: a count, not a time).
+2. Requests per second served by gunicorn: the scene page against a trivial view (``/salud/``,
+   one ``SELECT 1``) on the same server, printed as a ratio. It never fails on time.
+
+Everything runs against a temporary SQLite database made for the run, in subprocesses (migrate,
+fill, gunicorn on a free localhost port), so nothing touches the development database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+GUNICORN = str(Path(PYTHON).with_name("gunicorn"))
+SECONDS_PER_ENDPOINT = 8.0
+MAX_REQUESTS = 400
+
+FILL = r"""
+import json, uuid
+import django
+django.setup()
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from escenas import services
+from escenas.models import Post, PostRoll, Scene
+from escenas.rendering import render_markdown
+from mundo.models import Campaign, Membership
+from personajes.models import Character, Roll
+from personajes.services import campaign_traits
+from reglas import ENGINE_VERSION
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+campaign = CampaignFactory(slug="banco", name="Banco de pruebas")
+master = UserFactory(username="master")
+alicia = UserFactory(username="alicia")
+Membership.objects.create(campaign=campaign, user=master, role="master")
+Membership.objects.create(campaign=campaign, user=alicia, role="player")
+ana = CharacterFactory(campaign=campaign, player=alicia, name="Ana", status="approved",
+                       allocation={"fuerza": 2})
+scene = services.scene_create(campaign=campaign, master=master, title="Mil mensajes",
+                              participants=[ana])
+fuerza = [t for t in campaign_traits(campaign=campaign) if t.slug == "fuerza"][0]
+body = ("Ana avanza por el pasillo **a oscuras**, tanteando la pared. " * 6).strip()
+html = render_markdown(body)
+made = 0
+
+def add(n):
+    # Bulk rows shaped exactly as services.post_create writes them (a post, an action roll).
+    global made
+    now = timezone.now()
+    rolls = Roll.objects.bulk_create([
+        Roll(campaign=campaign, character=ana, made_by=alicia, day=7, kind="action",
+             trait=fuerza, trait_name="Fuerza", trait_value=2, base_threshold=30,
+             effective_threshold=30, dice=[(7 * (made + i)) % 100 + 1, 50, 99],
+             successes=1, success=True, generator_key=[7, 1, ana.pk, made + i],
+             engine_version=ENGINE_VERSION, reason="Avanzar")
+        for i in range(n)])
+    posts = Post.objects.bulk_create([
+        Post(campaign=campaign, scene=scene, author=alicia, voice="character", character=ana,
+             speaker_name="Ana", body=body, body_html=html, day=7,
+             idempotency_key=uuid.uuid4().hex, created_at=now, updated_at=now)
+        for _ in range(n)])
+    PostRoll.objects.bulk_create([PostRoll(post=p, roll=r) for p, r in zip(posts, rolls)])
+    made += n
+
+def queries(client, url):
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url)
+    assert response.status_code == 200, response.status_code
+    return len(ctx.captured_queries)
+
+client = Client()
+client.force_login(alicia)
+url = scene.get_absolute_url()
+add(30)  # two pages: the first (20 posts) and the last (with the post form)
+client.get(url)
+small = {"first": queries(client, url + "?page=1"), "last": queries(client, url + "?page=last")}
+add(970)
+large = {"first": queries(client, url + "?page=1"), "last": queries(client, url + "?page=last")}
+print(json.dumps({
+    "posts": Post.objects.count(), "rolls": PostRoll.objects.count(),
+    "queries_30": small, "queries_1000": large,
+    "url": url, "cookie": client.cookies["sessionid"].value,
+}))
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def rate(url: str, cookie: str | None) -> tuple[float, int]:
+    """Requests per second of sequential GETs (bounded by count and time)."""
+    headers = {"Cookie": f"sessionid={cookie}"} if cookie else {}
+    done = 0
+    start = time.perf_counter()
+    while done < MAX_REQUESTS and time.perf_counter() - start < SECONDS_PER_ENDPOINT:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers)) as r:
+            assert r.status == 200
+            r.read()
+        done += 1
+    return done / (time.perf_counter() - start), done
+
+
+def test_scene_page_with_1000_posts(tmp_path):
+    env = dict(os.environ)
+    env.pop("DATABASE_URL", None)
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'bench.sqlite3'}",
+        DJANGO_SETTINGS_MODULE="partida.settings",
+        PYTHONPATH=str(ROOT),
+        DEBUG="0",
+        LOG_LEVEL="WARNING",
+    )
+    env.pop("REDIS_URL", None)  # tasks run in-process; no broker needed for page views
+    subprocess.run([PYTHON, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    fill = subprocess.run(
+        [PYTHON, "-c", FILL], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    )
+    data = json.loads(fill.stdout.strip().splitlines()[-1])
+    print()
+    print(f"posts: {data['posts']}, rolls: {data['rolls']}")
+    print(f"queries per scene page, 30 posts:    {data['queries_30']}")
+    print(f"queries per scene page, 1000 posts:  {data['queries_1000']}")
+    assert data["queries_30"] == data["queries_1000"], "queries grow with the number of posts"
+
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            GUNICORN,
+            "partida.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "2",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/salud/", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        rate(base + "/salud/", None)  # warm both workers
+        trivial, n_trivial = rate(base + "/salud/", None)
+        first, n_first = rate(base + data["url"] + "?page=1", data["cookie"])
+        last, n_last = rate(base + data["url"] + "?page=last", data["cookie"])
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    print(f"gunicorn, 2 sync workers, sequential requests, SQLite (port {port}):")
+    print(f"  trivial view /salud/:           {trivial:7.1f} req/s ({n_trivial} requests)")
+    print(f"  scene page 1 of 50 (20 posts):  {first:7.1f} req/s ({n_first} requests)")
+    print(f"  scene page 50 (+ post form):    {last:7.1f} req/s ({n_last} requests)")
+    ratios = f"{first / trivial:.3f} (page 1), {last / trivial:.3f} (last)"
+    print(f"  ratio scene page / trivial:     {ratios}")

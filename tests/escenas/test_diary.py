@@ -1,0 +1,82 @@
+"""Diaries (R25): one per character, the tick's daily posts, the table and chart on the page."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from escenas import services
+from escenas.models import Post, Scene
+from personajes.models import Character, DiaryEntry
+from tests.escenas.conftest import client_for
+from tests.escenas.factories import diary_entry
+from tests.factories import CharacterFactory
+
+
+def saved_entries(characters, day, **overrides):
+    entries = [diary_entry(c, day, **overrides) for c in characters]
+    DiaryEntry.objects.bulk_create(entries)
+    return list(DiaryEntry.objects.filter(day=day).select_related("character"))
+
+
+def test_diary_scene_for_is_idempotent(char_a):
+    scene = services.diary_scene_for(char_a)
+    assert services.diary_scene_for(char_a) == scene
+    assert (scene.kind, scene.title) == ("diary", "Diario de Ana Forastera")
+    assert Scene.objects.filter(kind="diary").count() == 1
+
+
+def test_diary_posts_create_in_constant_queries(
+    campaign, player_a, char_a, mailoutbox, django_capture_on_commit_callbacks
+):
+    few = [char_a]
+    many = few + [
+        CharacterFactory(campaign=campaign, player=player_a, status=Character.Status.APPROVED)
+        for _ in range(12)
+    ]
+    with CaptureQueriesContext(connection) as one:
+        posts = services.diary_posts_create(entries=saved_entries(few, 7))
+    assert len(posts) == 1
+    with CaptureQueriesContext(connection) as lots:
+        posts = services.diary_posts_create(entries=saved_entries(many, 8))
+    assert len(posts) == 13
+    assert len(lots.captured_queries) == len(one.captured_queries)
+    # Idempotent: the same day again adds nothing.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.diary_posts_create(entries=saved_entries(many[:0], 8)) == []
+        assert services.diary_posts_create(entries=list(DiaryEntry.objects.filter(day=8))) == []
+    assert Post.objects.filter(day=8).count() == 13
+    assert Scene.objects.filter(kind="diary").count() == 13
+
+
+def test_diary_post_text_and_notification(
+    campaign, master, player_a, char_a, mailoutbox, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        (post,) = services.diary_posts_create(entries=saved_entries([char_a], 7))
+    assert post.voice == "narrator" and post.author is None and post.speaker_name == "Diario"
+    body = post.body
+    assert "**Día 7** (08/11/2026) · Lluvia, mínima 4,5 °C" in body
+    assert "Comida: 1500 / 2000 kcal · agua: 1,5 / 2 L" in body
+    assert "Penalización a las acciones: 20 (Hambre (1 día) 10, Sed (1 día) 10)" in body
+    assert "d100 = 57 contra 12 % → sigue sano" in body
+    assert "<strong>Día 7</strong>" in post.body_html
+    # Player A and the master are told; the e-mail has the day's summary.
+    assert sorted(m.to[0] for m in mailoutbox) == sorted([player_a.email, master.email])
+
+
+def test_diary_page_shows_the_table_and_an_accessible_chart(campaign, player_a, player_b, char_a):
+    for day in (5, 6, 7):
+        services.diary_posts_create(
+            entries=saved_entries([char_a], day, hunger_days=day - 4, penalty_total=10 * (day - 4))
+        )
+    scene = services.diary_scene_for(char_a)
+    response = client_for(player_a).get(scene.get_absolute_url())
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<table class="data compact diary-table"' in html
+    assert html.count("<tr>") >= 4  # header + 3 days
+    assert 'role="img"' in html and '<title id="chart-title">' in html
+    assert "Contadores y penalización de Ana Forastera" in html
+    assert html.index("diary-table") < html.index('id="posts"')  # the table above the posts
+    assert client_for(player_b).get(scene.get_absolute_url()).status_code == 404

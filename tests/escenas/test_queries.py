@@ -1,0 +1,121 @@
+"""Query counts of the scene pages: constant in the number of posts (and rolls).
+
+If one of these fails after a change, the new query must be justified: a per-post query means
+the page no longer scales (the benchmark has 1 000 posts). The scene page's queries for a player
+on the last page, in order: session, user, campaign (visibility), membership role, the user's
+characters, the scene (+ campaign, diary character), its participants, the read marker, the
+post count (paginator), the page of posts (+ character, author, revision counts), their rolls,
+their whisper recipients, the read-marker update, pending roll requests, the campaign's traits,
+the draft, the members (whisper recipients), the trait values (roll widget), the waiting-on line
+(the master's last post, the participants' last posts) and the feed token: 21. The first page of
+many has no post form: 4 fewer.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from escenas import services
+from escenas.models import Post, PostRoll
+from escenas.selectors import PAGE_SIZE
+from tests.escenas.conftest import access_for, client_for
+from tests.escenas.factories import PostFactory, new_key
+
+
+def add_posts(scene, author, n, *, rolls=True, character=None):
+    access = access_for(scene, author)
+    for i in range(n):
+        services.post_create(
+            access=access,
+            author=author,
+            idempotency_key=new_key(),
+            body=f"Mensaje {i}",
+            voice="character" if character else access.voices[0],
+            character=character,
+            roll=services.RollSpec(kind="expression", expression="2d6+1") if rolls else None,
+        )
+
+
+def count_queries(client, url) -> int:
+    """Queries of one GET (the response must be 200)."""
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.parametrize("who", ["player_a", "master", "player_b"])
+def test_scene_page_queries_do_not_grow_with_posts(who, cast, story, master, player_a, char_a):
+    """The same page (the last, with the post form; and the first) with 1 post and with 30
+    posts with a roll each (two pages): the same number of queries."""
+    client = client_for(cast[who])
+    add_posts(story, master, 1)  # the master's post: the waiting-on line has its 2 queries
+    client.get(story.get_absolute_url())  # the first visit creates the read marker
+    one_last = count_queries(client, story.get_absolute_url() + "?page=last")
+    one_first = count_queries(client, story.get_absolute_url() + "?page=1")
+    add_posts(story, player_a, 29, character=char_a)
+    assert Post.objects.count() == PostRoll.objects.count() == 30 > PAGE_SIZE
+    many_last = count_queries(client, story.get_absolute_url() + "?page=last")
+    many_first = count_queries(client, story.get_absolute_url() + "?page=1")
+    assert many_last == one_last, f"{who}: {one_last} queries with 1 post, {many_last} with 30"
+    if who == "player_a":
+        # Pinned (see the module docstring for the list): justify any new query.
+        assert (one_last, many_first) == (21, 17), (one_last, many_first)
+    # The first page of many is not the last: no post form, its queries are not made.
+    assert many_first <= one_first
+
+
+def test_default_page_is_the_first_unread(story, master, player_b, char_a):
+    client = client_for(player_b)
+    add_posts(story, master, PAGE_SIZE + 5)
+    response = client.get(story.get_absolute_url())
+    assert response.context["page"].page.number == 1  # never read: from the beginning
+    client.get(story.get_absolute_url() + "?page=2")  # read everything
+    add_posts(story, master, 1)
+    response = client.get(story.get_absolute_url())
+    assert response.context["page"].page.number == 2
+    html = response.content.decode()
+    assert html.count('class="badge new-badge"') == 1
+
+
+def test_scene_list_queries_do_not_grow_with_scenes_or_posts(campaign, master, player_a, char_a):
+    url = reverse("escenas:scene_list", args=[campaign.slug])
+    client = client_for(player_a)
+    scene = services.scene_create(
+        campaign=campaign, master=master, title="Una", participants=[char_a]
+    )
+    PostFactory(scene=scene, author=master)
+    client.get(url)  # creates the off-topic scene and the diaries once
+    one = count_queries(client, url)
+    for i in range(10):
+        s = services.scene_create(
+            campaign=campaign, master=master, title=f"Escena {i}", participants=[char_a]
+        )
+        for _ in range(3):
+            PostFactory(scene=s, author=master)
+    many = count_queries(client, url)
+    assert many == one
+
+
+def test_poll_queries_do_not_grow_with_new_posts(story, player_a, master, char_a):
+    client = client_for(player_a)
+    url = reverse("escenas:poll", args=[story.campaign.slug, story.pk]) + "?after=0&since=0"
+    add_posts(story, master, 1)
+    client.get(url)  # the first visit creates the read marker
+    add_posts(story, master, 1)
+    one = count_queries(client, url)
+    add_posts(story, master, 15)
+    assert count_queries(client, url) == one
+
+
+def test_feed_queries_do_not_grow_with_posts(story, player_a, master, char_a):
+    token = services.preference_get_or_create(user=player_a).feed_token
+    url = reverse("escenas:private_feed", args=[token, story.campaign.slug, story.pk])
+    client = client_for(None)
+    add_posts(story, master, 1)
+    one = count_queries(client, url)
+    add_posts(story, master, 12)
+    assert count_queries(client, url) == one
