@@ -1,0 +1,811 @@
+"""REST API of scenes: the scene list, posts (cursor-paginated, with their rolls and dice),
+writing a post with a roll (idempotent), diary posts, roll requests and thresholds.
+
+Every scene goes through ``escenas.selectors.scene_get_for_user`` (after
+``mundo.selectors.campaign_get_for_user``), every post list through ``scene_posts`` and
+``post_view``, every write through ``escenas.services``: the pages' own checks, so the API shows
+and allows exactly what the pages do. A roll attached to a post follows the post (and a hidden
+roll's dice are the master's only); a roll made from the sheet follows
+``personajes.api.roll_get_for_user``.
+
+Source: RULES.md R2–R4 (rolls in posts), R25 (diaries); DESIGN.md (idempotency); issue 6.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import prefetch_related_objects
+from django.http import Http404
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import generics, pagination, serializers, status
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.exceptions import ValidationError as DrfValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from escenas import selectors, services
+from escenas.models import Post, PostRoll, RollRequest, Scene
+from mundo import selectors as mundo_selectors
+from mundo.api import ErrorSerializer, PageNumberPagination, StrictSerializer, errors
+from mundo.models import Membership
+from personajes import api as personajes_api
+from personajes import selectors as personajes_selectors
+from personajes import services as personajes_services
+from personajes.models import Character, Roll, Trait
+
+# --- fetching through the pages' checks --------------------------------------------------------
+
+
+def scene_access_for_api(pk: int | str, user: Any) -> selectors.SceneAccess:
+    """The scene ``pk`` with what ``user`` may do there: its campaign through
+    ``campaign_get_for_user``, then ``scene_get_for_user``. Http404 when either is not readable
+    (a hidden scene's existence is not revealed)."""
+    campaign_slug = (
+        Scene.objects.filter(pk=pk).values_list("campaign__slug", flat=True).first()
+        if str(pk).isdigit()
+        else None
+    )
+    if campaign_slug is None:
+        raise Http404("No such scene")
+    campaign = mundo_selectors.campaign_get_for_user(slug=campaign_slug, user=user)
+    return selectors.scene_get_for_user(campaign=campaign, pk=int(pk), user=user)
+
+
+def roll_get_for_user(*, pk: int | str, user: Any) -> tuple[Roll, PostRoll | None]:
+    """The roll and its post link if ``user`` may see it.
+
+    A roll in a post: whoever may see the post (``post_get_for_user``), and a hidden roll only
+    the master. A roll made outside posts (from the sheet): ``personajes.api.roll_get_for_user``
+    (its character's player and the master). Http404 otherwise.
+    """
+    link = (
+        PostRoll.objects.select_related("post__campaign", "roll").filter(roll_id=pk).first()
+        if str(pk).isdigit()
+        else None
+    )
+    if link is None:
+        return personajes_api.roll_get_for_user(pk=pk, user=user), None
+    campaign = mundo_selectors.campaign_get_for_user(slug=link.post.campaign.slug, user=user)
+    _post, access = selectors.post_get_for_user(campaign=campaign, pk=link.post_id, user=user)
+    if link.hidden and not access.is_master:
+        raise Http404("No such roll")
+    roll = Roll.objects.select_related("campaign", "character", "made_by", "trait").get(
+        pk=link.roll_id
+    )
+    return roll, link
+
+
+def _as_drf(exc: DjangoValidationError, fields: dict[str, str]) -> DrfValidationError:
+    """A service's ServiceError as a DRF 400 whose keys are the request's own field names
+    (``fields`` maps the service's names to them; dotted paths nest: ``roll.threshold``)."""
+    detail: dict[str, Any] = {}
+    if hasattr(exc, "error_dict"):
+        for name, problems in exc.message_dict.items():
+            path = fields.get(name, "non_field_errors" if name == "__all__" else name).split(".")
+            target = detail
+            for part in path[:-1]:
+                target = target.setdefault(part, {})
+            target.setdefault(path[-1], []).extend(problems)
+    else:
+        detail["non_field_errors"] = exc.messages
+    return DrfValidationError(detail)
+
+
+# --- scenes ------------------------------------------------------------------------------------
+
+
+class SceneSerializer(serializers.Serializer):
+    """A scene I may read, with my unread count and what I may do in it."""
+
+    id = serializers.IntegerField(source="scene.pk", read_only=True)
+    kind = serializers.ChoiceField(
+        source="scene.kind",
+        choices=Scene.Kind.choices,
+        read_only=True,
+        help_text=gettext_lazy(
+            "story, offtopic (out of character), diary (a character's) or notes (the master's)."
+        ),
+    )
+    title = serializers.CharField(source="scene.title", read_only=True)
+    summary = serializers.CharField(
+        source="scene.summary", read_only=True, help_text=gettext_lazy("The master's summary.")
+    )
+    readers = serializers.ChoiceField(
+        source="scene.readers",
+        choices=Scene.Readers.choices,
+        read_only=True,
+        help_text=gettext_lazy("Story scenes: who reads besides the participants and the master."),
+    )
+    participants = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Ids of the participating characters (story scenes).")
+    )
+    diary_character = serializers.IntegerField(
+        source="scene.diary_character_id",
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy("The diary's character id (diary scenes), else null."),
+    )
+    last_post_at = serializers.DateTimeField(
+        source="scene.last_post_at",
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy("When the last post was written (ISO 8601), or null."),
+    )
+    unread = serializers.IntegerField(
+        read_only=True, help_text=gettext_lazy("Posts I have not read yet (0 for anonymous).")
+    )
+    can_post = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Whether I may write in it.")
+    )
+
+    @extend_schema_field({"type": "array", "items": {"type": "integer"}})
+    def get_participants(self, row: selectors.SceneRow) -> list[int]:
+        return [c.pk for c in row.scene.participants.all()]
+
+    @extend_schema_field(OpenApiTypes.BOOL)
+    def get_can_post(self, row: selectors.SceneRow) -> bool:
+        return selectors.scene_access(row.scene, self.context["viewer"]).can_post
+
+
+@extend_schema(
+    tags=["scenes"],
+    summary="A campaign's scenes",
+    description="The scenes I may read (story, off-topic, diaries, the master's notes), story "
+    "scenes first, most recently active first, with my unread counts.",
+    responses={200: SceneSerializer(many=True), **errors(404)},
+)
+class SceneListView(generics.ListAPIView):
+    """GET /api/v1/campaigns/{slug}/scenes/ — ``escenas.selectors.scene_list``."""
+
+    serializer_class = SceneSerializer
+    pagination_class = PageNumberPagination
+    queryset = Scene.objects.none()  # for the schema; rows come from scene_list
+
+    def get_queryset(self) -> list[selectors.SceneRow]:  # type: ignore[override]
+        if getattr(self, "swagger_fake_view", False):
+            return []
+        campaign = mundo_selectors.campaign_get_for_user(
+            slug=self.kwargs["slug"], user=self.request.user
+        )
+        self.viewer = selectors.viewer_for(campaign, self.request.user)
+        return selectors.scene_list(campaign, self.viewer)
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return super().get_serializer_context() | {"viewer": getattr(self, "viewer", None)}
+
+
+# --- posts -------------------------------------------------------------------------------------
+
+
+class PostRollSerializer(serializers.Serializer):
+    """A roll of a post. ``roll`` is null when it is hidden from me (``masked``)."""
+
+    id = serializers.IntegerField(source="post_roll.roll_id", read_only=True)
+    hidden = serializers.BooleanField(
+        read_only=True, help_text=gettext_lazy("Hidden from players: its dice are the master's.")
+    )
+    masked = serializers.BooleanField(
+        read_only=True, help_text=gettext_lazy("Hidden from me: no dice shown.")
+    )
+    request = serializers.IntegerField(
+        source="post_roll.request_id",
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy("The master's roll request it answers, or null."),
+    )
+    roll = personajes_api.RollSerializer(read_only=True, allow_null=True)
+
+
+class PostSerializer(serializers.Serializer):
+    """A post as I may see it: the text, who speaks, its rolls with every die."""
+
+    id = serializers.IntegerField(source="post.pk", read_only=True)
+    scene = serializers.IntegerField(
+        source="post.scene_id", read_only=True, help_text=gettext_lazy("Id of its scene.")
+    )
+    author = serializers.SerializerMethodField(help_text=gettext_lazy("Username of who wrote it."))
+    voice = serializers.ChoiceField(
+        source="post.voice",
+        choices=Post.Voice.choices,
+        read_only=True,
+        help_text=gettext_lazy("Who speaks: character, player, narrator or npc."),
+    )
+    character = serializers.IntegerField(
+        source="post.character_id",
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy("Id of the character speaking, or null."),
+    )
+    speaker_name = serializers.CharField(
+        source="post.speaker_name", read_only=True, help_text=gettext_lazy("The name shown.")
+    )
+    by_master = serializers.BooleanField(
+        source="post.by_master", read_only=True, help_text=gettext_lazy("Written by the master.")
+    )
+    body = serializers.CharField(
+        source="post.body", read_only=True, help_text=gettext_lazy("Markdown source.")
+    )
+    body_html = serializers.CharField(
+        source="post.body_html", read_only=True, help_text=gettext_lazy("Sanitised HTML.")
+    )
+    note_html = serializers.CharField(
+        read_only=True,
+        help_text=gettext_lazy("The note to the master (HTML): for its author and the master."),
+    )
+    is_whisper = serializers.BooleanField(
+        source="post.is_whisper",
+        read_only=True,
+        help_text=gettext_lazy("Only its author, its recipients and the master see it."),
+    )
+    whisper_to = serializers.ListField(
+        source="whisper_names",
+        child=serializers.CharField(),
+        read_only=True,
+        help_text=gettext_lazy("Usernames a whisper is for."),
+    )
+    day = serializers.IntegerField(
+        source="post.day", read_only=True, help_text=gettext_lazy("In-game day it was written.")
+    )
+    created_at = serializers.DateTimeField(
+        source="post.created_at", read_only=True, help_text=gettext_lazy("ISO 8601.")
+    )
+    edited_at = serializers.DateTimeField(
+        source="post.edited_at",
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy("Last edit (ISO 8601), or null."),
+    )
+    edited_after_roll = serializers.BooleanField(
+        source="post.edited_after_roll",
+        read_only=True,
+        help_text=gettext_lazy("The text changed after its dice were rolled."),
+    )
+    deleted = serializers.BooleanField(
+        read_only=True, help_text=gettext_lazy("Deleted (only the master sees deleted posts).")
+    )
+    rolls = PostRollSerializer(
+        many=True, read_only=True, help_text=gettext_lazy("Its rolls, in order.")
+    )
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_author(self, view: selectors.PostView) -> str | None:
+        return view.post.author.get_username() if view.post.author else None
+
+
+class PostCursorPagination(pagination.CursorPagination):
+    """``?cursor=`` links: oldest first, 20 a page (``?page_size=`` up to 100); stable while
+    posts are added."""
+
+    ordering = "id"
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+def with_rolls(posts: list[Post], access: selectors.SceneAccess) -> None:
+    """What ``RollSerializer`` reads of the posts' rolls beyond ``scene_posts``'s prefetches:
+    their makers (one query for the page) and their campaign (the scene's: no query)."""
+    rolls = [link.roll for post in posts for link in post.post_rolls.all()]
+    prefetch_related_objects(rolls, "made_by")
+    for roll in rolls:
+        roll.campaign = access.scene.campaign
+
+
+class _PostListMixin:
+    """Lists the visible posts of ``self.access`` as ``post_view`` shows them."""
+
+    serializer_class = PostSerializer
+    pagination_class = PostCursorPagination
+    filter_backends: list[type] = []
+
+    def post_page(self, access: selectors.SceneAccess) -> Response:
+        last_read = selectors.last_read_post_id(access.scene, self.request.user)
+        page = self.paginate_queryset(selectors.scene_posts(access.scene, access.viewer))
+        with_rolls(page, access)
+        views = [selectors.post_view(p, access.viewer, last_read=last_read) for p in page]
+        return self.get_paginated_response(PostSerializer(views, many=True).data)
+
+
+class RollSpecSerializer(StrictSerializer):
+    """The roll to make with the post: the server rolls it; dice and outcomes are never sent.
+
+    ``{"kind": "action", "trait": "fuerza", "threshold": 30}``,
+    ``{"kind": "event", "probability": 26}``, ``{"kind": "expression", "expression": "2d6+1"}``.
+    """
+
+    kind = serializers.ChoiceField(
+        choices=Roll.Kind.choices, help_text=gettext_lazy("action, event or expression.")
+    )
+    trait = serializers.SlugField(
+        required=False,
+        help_text=gettext_lazy("action: the trait's slug, e.g. fuerza (R5)."),
+    )
+    threshold = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=100,
+        help_text=gettext_lazy("action: base threshold, % (0..100); omit for the master to set."),
+    )
+    probability = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=100,
+        help_text=gettext_lazy("event: probability, % (0..100); omit for the master to set."),
+    )
+    expression = serializers.CharField(
+        required=False,
+        max_length=200,
+        help_text=gettext_lazy("expression: dice, e.g. 2d6+1 or 3d100<=40 (R4 limits)."),
+    )
+    character = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text=gettext_lazy("Id of the character who rolls; default: the post's character."),
+    )
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text=gettext_lazy("What the roll is for."),
+    )
+    hidden = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=gettext_lazy("Dice for the master's eyes only (the master only)."),
+    )
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        kind = data["kind"]
+        needed = {"action": "trait", "expression": "expression"}.get(kind)
+        if needed and not data.get(needed):
+            raise serializers.ValidationError({needed: [_("This field is required.")]})
+        wrong = {
+            "action": ("probability", "expression"),
+            "event": ("trait", "threshold", "expression"),
+            "expression": ("trait", "threshold", "probability"),
+        }[kind]
+        extra = {name: [_("Not used by this kind of roll.")] for name in wrong if name in data}
+        if extra:
+            raise serializers.ValidationError(extra)
+        return data
+
+
+class PostCreateSerializer(StrictSerializer):
+    """A new post: text and/or one roll; who speaks (``as``); an idempotency key."""
+
+    body = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=20_000,
+        trim_whitespace=False,
+        help_text=gettext_lazy("Markdown, at most 20 000 characters; may be empty with a roll."),
+    )
+    character = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text=gettext_lazy("as = character: the id of my character in the scene."),
+    )
+    npc_name = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=80,
+        help_text=gettext_lazy("as = npc (the master): the name of who speaks."),
+    )
+    note_to_master = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=4_000,
+        help_text=gettext_lazy("A note only the master reads (Markdown)."),
+    )
+    roll = RollSpecSerializer(required=False, allow_null=True)
+    idempotency_key = serializers.RegexField(
+        r"^[A-Za-z0-9_.:-]{8,64}$",
+        required=False,
+        help_text=gettext_lazy(
+            "8–64 characters of letters, digits and _.:- (a uuid4 fits); or the "
+            "Idempotency-Key header. A retry with the same key returns the same post (200)."
+        ),
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # "as" is a Python keyword: the field is added here under its JSON name.
+        fields = super().get_fields()
+        fields["as"] = serializers.ChoiceField(
+            choices=Post.Voice.choices,
+            required=False,
+            help_text=gettext_lazy(
+                "Who speaks: character, player (default), narrator or npc (the last two: the "
+                "master only)."
+            ),
+        )
+        return fields
+
+
+SERVICE_FIELDS = {
+    "voice": "as",
+    "trait": "roll.trait",
+    "base_threshold": "roll.threshold",
+    "probability": "roll.probability",
+    "expression": "roll.expression",
+    "roll_character": "roll.character",
+    "roll_kind": "roll.kind",
+    "reason": "roll.reason",
+}
+
+
+@extend_schema(tags=["scenes"])
+class ScenePostListView(_PostListMixin, generics.GenericAPIView):
+    """GET: the scene's posts I may see (cursor-paginated). POST: write one, with a roll."""
+
+    @extend_schema(
+        summary="A scene's posts",
+        description="The posts I may see, oldest first, with their rolls and every die "
+        "(whispers only for their author, recipients and the master; a hidden roll's dice "
+        "only for the master). Cursor pagination: follow ``next``.",
+        parameters=[
+            OpenApiParameter("cursor", OpenApiTypes.STR, description="From ``next``/``previous``.")
+        ],
+        responses={200: PostSerializer(many=True), **errors(400, 404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        return self.post_page(scene_access_for_api(pk, request.user))
+
+    @extend_schema(
+        summary="Write a post (with a roll)",
+        description="Writes a post as the request's user; its roll is made on the server now "
+        "(dice, outcomes and authors cannot be sent: such keys are refused with 400). Send an "
+        "``Idempotency-Key`` header (or ``idempotency_key``): a retry with the same key returns "
+        "the post already written, with 200 instead of 201, and rolls nothing again. 404 when I "
+        "may not read the scene, 403 when I may read but not write in it.",
+        request=PostCreateSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                description="8–64 characters of letters, digits and _.:-",
+            )
+        ],
+        responses={
+            201: PostSerializer,
+            200: OpenApiResponse(PostSerializer, description="A retry: the same post."),
+            **errors(400, 403, 404),
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        access = scene_access_for_api(pk, request.user)
+        if not access.can_post:
+            raise PermissionDenied(_("You cannot write in this scene."))
+        form = PostCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        key = data.get("idempotency_key")
+        header = request.headers.get("Idempotency-Key")
+        if header is not None:
+            try:  # the header is checked like the field
+                key = form.fields["idempotency_key"].run_validation(header)
+            except DrfValidationError as exc:
+                raise DrfValidationError({"idempotency_key": exc.detail}) from None
+        if not key:
+            raise DrfValidationError(
+                {"idempotency_key": [_("Send an Idempotency-Key header or this field.")]}
+            )
+        retry = Post.objects.filter(
+            scene=access.scene, idempotency_key=key, author=request.user
+        ).exists()
+        try:
+            made = services.post_create(
+                access=access,
+                author=request.user,
+                idempotency_key=key,
+                body=data.get("body", ""),
+                voice=data.get("as", Post.Voice.PLAYER),
+                character=self._character(access, data.get("character"), "character"),
+                npc_name=data.get("npc_name", ""),
+                note_to_master=data.get("note_to_master", ""),
+                roll=self._roll_spec(access, data.get("roll")),
+            )
+        except DjangoValidationError as exc:
+            raise _as_drf(exc, SERVICE_FIELDS) from None
+        post, _access = selectors.post_get_for_user(
+            campaign=access.scene.campaign, pk=made.pk, user=request.user
+        )
+        body = PostSerializer(selectors.post_view(post, access.viewer)).data
+        return Response(body, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED)
+
+    @staticmethod
+    def _character(access: selectors.SceneAccess, pk: int | None, *path: str) -> Character | None:
+        """A character of the scene's campaign by id (the service decides whether it may speak
+        or roll here); 400 under ``path`` when there is none."""
+        if pk is None:
+            return None
+        found = Character.objects.filter(pk=pk, campaign_id=access.scene.campaign_id).first()
+        if found is None:
+            message: Any = [_("That character is not in this scene.")]
+            for part in reversed(path):
+                message = {part: message}
+            raise DrfValidationError(message)
+        return found
+
+    def _roll_spec(
+        self, access: selectors.SceneAccess, spec: dict[str, Any] | None
+    ) -> services.RollSpec | None:
+        if not spec:
+            return None
+        return services.RollSpec(
+            kind=spec["kind"],
+            character=self._character(access, spec.get("character"), "roll", "character"),
+            trait_slug=spec.get("trait", ""),
+            base_threshold=spec.get("threshold"),
+            probability=spec.get("probability"),
+            expression=spec.get("expression", ""),
+            reason=spec.get("reason", ""),
+            hidden=spec.get("hidden", False),
+        )
+
+
+@extend_schema(
+    tags=["characters"],
+    summary="A character's diary posts",
+    description="The posts of the character's diary scene (its player and the master), "
+    "cursor-paginated like a scene's.",
+    parameters=[
+        OpenApiParameter("cursor", OpenApiTypes.STR, description="From ``next``/``previous``.")
+    ],
+    responses={200: PostSerializer(many=True), **errors(400, 403, 404)},
+)
+class DiaryPostListView(_PostListMixin, generics.GenericAPIView):
+    """GET /api/v1/characters/{id}/diary/posts/."""
+
+    def get(self, request: Request, pk: int) -> Response:
+        character = personajes_api.private_character_for_api(pk, request.user)
+        scene_id = (
+            Scene.objects.filter(kind=Scene.Kind.DIARY, diary_character=character)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if scene_id is None:  # no diary scene yet: an empty diary
+            self.paginate_queryset(Post.objects.none())
+            return self.get_paginated_response([])
+        access = selectors.scene_get_for_user(
+            campaign=character.campaign, pk=scene_id, user=request.user
+        )
+        return self.post_page(access)
+
+
+# --- rolls: detail, threshold, requests --------------------------------------------------------
+
+
+@extend_schema(
+    tags=["rolls"],
+    summary="A roll",
+    description="Every die, the modifiers with their source, the threshold, the outcome, the "
+    "generator key and the engine version. A roll in a post: whoever may see the post (a "
+    "hidden roll: the master only); a roll from the sheet: its character's player and the "
+    "master.",
+    responses={200: personajes_api.RollSerializer, **errors(404)},
+)
+class RollDetailView(generics.GenericAPIView):
+    """GET /api/v1/rolls/{id}/."""
+
+    serializer_class = personajes_api.RollSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        roll, _link = roll_get_for_user(pk=pk, user=request.user)
+        return Response(personajes_api.RollSerializer(roll).data)
+
+
+@extend_schema(
+    tags=["rolls"],
+    summary="Set a roll's threshold (master)",
+    description="The master sets the base threshold of an action roll, or the probability of "
+    "an event roll, made without one; the outcome comes from the stored dice (never "
+    "re-rolled). 409 when it is already set.",
+    request=personajes_api.ThresholdSerializer,
+    responses={
+        200: personajes_api.RollSerializer,
+        409: OpenApiResponse(ErrorSerializer, description="Already set."),
+        **errors(400, 403, 404),
+    },
+)
+class RollThresholdView(generics.GenericAPIView):
+    """POST /api/v1/rolls/{id}/threshold/ — the campaign's master only."""
+
+    serializer_class = personajes_api.ThresholdSerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        roll, link = roll_get_for_user(pk=pk, user=request.user)
+        if mundo_selectors.campaign_role(roll.campaign, request.user) != Membership.Role.MASTER:
+            raise PermissionDenied(_("Only the campaign's master can set a roll's threshold."))
+        form = personajes_api.ThresholdSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        if roll.kind == Roll.Kind.EXPRESSION:
+            raise DrfValidationError({"threshold": [_("A dice expression takes no threshold.")]})
+        if roll.base_threshold is not None:
+            return Response(
+                {"detail": _("This roll's threshold has already been set.")},
+                status=status.HTTP_409_CONFLICT,
+            )
+        value = form.validated_data["threshold"]
+        try:
+            if link is not None:
+                updated = services.roll_threshold_set(
+                    post_roll=link, master=request.user, base_threshold=value
+                )
+            else:
+                updated = personajes_services.roll_set_threshold(
+                    roll=roll, master=request.user, base_threshold=value
+                )
+        except DjangoValidationError as exc:
+            raise _as_drf(
+                exc, {"base_threshold": "threshold", "probability": "threshold"}
+            ) from None
+        fresh, _link = roll_get_for_user(pk=updated.pk, user=request.user)
+        return Response(personajes_api.RollSerializer(fresh).data)
+
+
+@extend_schema(
+    tags=["rolls"],
+    summary="A character's rolls",
+    description="The character's rolls, newest first, from the sheet and from posts: for its "
+    "player and the master. Rolls hidden in posts are the master's only.",
+    responses={200: personajes_api.RollSerializer(many=True), **errors(403, 404)},
+)
+class CharacterRollListView(generics.ListAPIView):
+    """GET /api/v1/characters/{id}/rolls/."""
+
+    serializer_class = personajes_api.RollSerializer
+    pagination_class = PageNumberPagination
+    filter_backends: list[type] = []
+
+    def get_queryset(self) -> Any:
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return Roll.objects.none()
+        user = self.request.user
+        character = personajes_api.private_character_for_api(self.kwargs["pk"], user)
+        rolls = personajes_selectors.character_rolls(character).select_related("campaign")
+        if mundo_selectors.campaign_role(character.campaign, user) != Membership.Role.MASTER:
+            rolls = rolls.exclude(post_roll__hidden=True)
+        return rolls
+
+
+class RollRequestSerializer(serializers.ModelSerializer):
+    """A roll the master asked a character for (pending until answered in a post)."""
+
+    scene = serializers.IntegerField(
+        source="scene_id", read_only=True, help_text=gettext_lazy("Id of its scene.")
+    )
+    character = serializers.IntegerField(
+        source="character_id", read_only=True, help_text=gettext_lazy("Id of the character.")
+    )
+    trait = serializers.SlugField(
+        source="trait.slug", read_only=True, help_text=gettext_lazy("Slug of the trait to roll.")
+    )
+
+    class Meta:
+        model = RollRequest
+        fields = [
+            "id",
+            "scene",
+            "character",
+            "trait",
+            "base_threshold",
+            "reason",
+            "hidden",
+            "created_at",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "base_threshold": {
+                "help_text": gettext_lazy("Base threshold, % (0..100), or null: set later.")
+            },
+            "reason": {"help_text": gettext_lazy("What the roll is for.")},
+            "hidden": {"help_text": gettext_lazy("Its dice will be the master's only.")},
+            "created_at": {"help_text": gettext_lazy("When it was asked (ISO 8601).")},
+        }
+
+
+class RollRequestCreateSerializer(StrictSerializer):
+    """The master asks a living participant of the scene for an action roll."""
+
+    character = serializers.IntegerField(help_text=gettext_lazy("Id of a character of the scene."))
+    trait = serializers.SlugField(help_text=gettext_lazy("Slug of the trait, e.g. percepcion."))
+    threshold = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=100,
+        help_text=gettext_lazy("Base threshold, % (0..100); omit to set it after the roll."),
+    )
+    reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text=gettext_lazy("What for.")
+    )
+    hidden = serializers.BooleanField(
+        required=False, default=False, help_text=gettext_lazy("Dice for the master only.")
+    )
+
+
+@extend_schema(tags=["scenes"])
+class RollRequestListView(generics.GenericAPIView):
+    """GET: the scene's pending roll requests (the master: all; a player: their characters').
+    POST (the master): ask a character for a roll."""
+
+    serializer_class = RollRequestSerializer
+    pagination_class = PageNumberPagination
+    queryset = RollRequest.objects.none()  # for the schema; rows come from pending_requests
+
+    @extend_schema(
+        summary="Pending roll requests of a scene",
+        responses={200: RollRequestSerializer(many=True), **errors(400, 404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        access = scene_access_for_api(pk, request.user)
+        page = self.paginate_queryset(selectors.pending_requests(access))
+        return self.get_paginated_response(RollRequestSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Ask for a roll (master)",
+        request=RollRequestCreateSerializer,
+        responses={201: RollRequestSerializer, **errors(400, 403, 404)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        access = scene_access_for_api(pk, request.user)
+        if not access.is_master:
+            raise PermissionDenied(_("Only the campaign's master can do this."))
+        form = RollRequestCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        character = next((c for c in access.characters if c.pk == data["character"]), None)
+        if character is None:
+            raise DrfValidationError(
+                {"character": [_("That character is not in this scene, or is dead.")]}
+            )
+        trait = Trait.objects.filter(campaign=access.scene.campaign, slug=data["trait"]).first()
+        if trait is None:
+            raise DrfValidationError({"trait": [_("There is no such trait in this campaign.")]})
+        try:
+            made = services.roll_request_create(
+                access=access,
+                master=request.user,
+                character=character,
+                trait=trait,
+                base_threshold=data.get("threshold"),
+                reason=data.get("reason", ""),
+                hidden=data.get("hidden", False),
+            )
+        except DjangoValidationError as exc:
+            raise _as_drf(exc, {"base_threshold": "threshold"}) from None
+        made = RollRequest.objects.select_related("trait").get(pk=made.pk)
+        return Response(RollRequestSerializer(made).data, status=status.HTTP_201_CREATED)
+
+
+__all__ = [
+    "CharacterRollListView",
+    "DiaryPostListView",
+    "RollDetailView",
+    "RollRequestListView",
+    "RollThresholdView",
+    "SceneListView",
+    "ScenePostListView",
+    "roll_get_for_user",
+    "scene_access_for_api",
+]

@@ -1,0 +1,409 @@
+"""REST API of the world: campaigns and settlements, and the API's shared building blocks.
+
+Views are thin: every campaign is fetched through ``mundo.selectors.campaign_get_for_user`` (the
+pages' own check), so the API shows exactly what the pages show to the same person. The pieces
+every app's ``api.py`` shares live here because ``mundo`` is the lowest app (personajes and
+escenas may import it, not the other way round): ``StrictSerializer`` (unknown or read-only
+keys are refused with 400 naming them), the pagination, and the documented error responses.
+
+Source: RULES.md R17 (population), R18 (cells, p per cell); issue 6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import django_filters
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import generics, pagination, serializers
+
+from mundo import selectors
+from mundo.models import Campaign, Grid, Membership, WeatherRecord
+
+type AnyUser = AbstractBaseUser | AnonymousUser
+
+# --- shared building blocks --------------------------------------------------------------------
+
+
+class StrictSerializer(serializers.Serializer):
+    """A serializer that refuses keys it does not write: unknown keys get "Unknown field." and
+    read-only ones (dice, outcomes, authors…) "This field is read-only.", each under its own
+    name, with 400. Nested serializers of this class refuse theirs under the nested path.
+    """
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            errors: dict[str, list[str]] = {}
+            for key in data:
+                field = self.fields.get(key)
+                if field is None:
+                    errors[str(key)] = [_("Unknown field.")]
+                elif field.read_only:
+                    errors[str(key)] = [_("This field is read-only.")]
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+class PageNumberPagination(pagination.PageNumberPagination):
+    """``?page=N`` (from 1) and ``?page_size=N`` (1..500, default 50); a page past the end
+    is 404."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The body of a 401, 403, 404, 405 or 429 answer."""
+
+    detail = serializers.CharField(help_text=gettext_lazy("What went wrong, in plain words."))
+
+
+_VALIDATION_EXAMPLE = OpenApiExample(
+    "Field errors",
+    value={"threshold": ["Ensure this value is less than or equal to 100."]},
+    response_only=True,
+    status_codes=["400"],
+)
+
+ERRORS: dict[int, OpenApiResponse] = {
+    400: OpenApiResponse(
+        response=OpenApiTypes.OBJECT,
+        description=(
+            "Bad input. An object whose keys are the fields at fault (``non_field_errors`` "
+            "or ``__all__`` for the whole request, nested objects for nested fields) and whose "
+            "values are lists of messages. Unknown and read-only fields are refused by name."
+        ),
+        examples=[_VALIDATION_EXAMPLE],
+    ),
+    401: OpenApiResponse(
+        response=ErrorSerializer,
+        description="Not authenticated (when the endpoint needs a user), or a malformed, "
+        "unknown or revoked token.",
+    ),
+    403: OpenApiResponse(
+        response=ErrorSerializer,
+        description="Authenticated, and allowed to see the thing, but not to do this.",
+    ),
+    404: OpenApiResponse(
+        response=ErrorSerializer,
+        description="Not found, or not visible to you (hidden things are not revealed), or a "
+        "page past the end of a list.",
+    ),
+    429: OpenApiResponse(
+        response=ErrorSerializer,
+        description="Too many requests for this token, user or IP; ``Retry-After`` says in "
+        "how many seconds to try again.",
+    ),
+}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    """The documented error responses with these status codes (401 and 429 always: any request
+    may carry a bad token or be throttled)."""
+    wanted = sorted({*codes, 401, 429})
+    return {code: ERRORS[code] for code in wanted}
+
+
+# --- campaigns ---------------------------------------------------------------------------------
+
+
+def campaigns_for_api(user: AnyUser) -> QuerySet[Campaign]:
+    """The campaigns ``user`` may read (``selectors.campaigns_visible_to``), annotated with
+    ``my_role`` (master, player or None), ordered by name. One query."""
+    qs = selectors.campaigns_visible_to(user)
+    if user.is_authenticated:
+        role = Membership.objects.filter(campaign=OuterRef("pk"), user=user).values("role")[:1]
+        qs = qs.annotate(my_role=Subquery(role))
+    return qs.order_by("name", "pk")
+
+
+class CampaignFilter(django_filters.FilterSet):
+    """``?role=master`` the campaigns I run, ``?role=player`` the ones I play in."""
+
+    role = django_filters.ChoiceFilter(
+        choices=Membership.Role.choices,
+        method="filter_role",
+        label=gettext_lazy("Only the campaigns where I have this role."),
+    )
+
+    class Meta:
+        model = Campaign
+        fields: list[str] = []
+
+    def filter_role(self, queryset: QuerySet[Campaign], name: str, value: str) -> QuerySet:
+        if not self.request.user.is_authenticated:
+            return queryset.none()
+        return queryset.filter(my_role=value)
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    """A campaign as a list or detail row: its calendar and my role in it."""
+
+    day = serializers.IntegerField(
+        source="current_day",
+        read_only=True,
+        help_text=gettext_lazy("Current in-game day: days since the apocalypse (day 0)."),
+    )
+    date = serializers.DateField(
+        source="current_date",
+        read_only=True,
+        help_text=gettext_lazy("Calendar date of the current in-game day (ISO 8601)."),
+    )
+    role = serializers.SerializerMethodField(
+        help_text=gettext_lazy("My role in it: master, player, or null (a public campaign).")
+    )
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "slug",
+            "name",
+            "description",
+            "day",
+            "date",
+            "apocalypse_date",
+            "time_zone",
+            "is_public",
+            "role",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "description": {"help_text": gettext_lazy("The master's description (plain text).")},
+            "time_zone": {
+                "help_text": gettext_lazy("IANA time zone of the daily tick, e.g. Europe/Madrid.")
+            },
+            "apocalypse_date": {"help_text": gettext_lazy("The calendar date of day 0.")},
+            "is_public": {
+                "help_text": gettext_lazy("Anyone may read a public campaign without signing in.")
+            },
+        }
+
+    @extend_schema_field({"type": "string", "enum": list(Membership.Role.values), "nullable": True})
+    def get_role(self, campaign: Campaign) -> str | None:
+        return getattr(campaign, "my_role", None)
+
+
+class WeatherSerializer(serializers.ModelSerializer):
+    """The weather of a day: the region's (``settlement`` null) or a settlement's own (R11)."""
+
+    settlement = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Slug of the settlement with its own climate; null: the region.")
+    )
+
+    class Meta:
+        model = WeatherRecord
+        fields = [
+            "settlement",
+            "day",
+            "season",
+            "sky",
+            "sky_label",
+            "precipitation",
+            "min_c",
+            "max_c",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "day": {"help_text": gettext_lazy("In-game day.")},
+            "season": {"help_text": gettext_lazy("winter, spring, summer or autumn (R11).")},
+            "sky": {"help_text": gettext_lazy("Sky slug: clear, cloudy, rain, storm, snow…")},
+            "sky_label": {"help_text": gettext_lazy("The sky in words (Spanish).")},
+            "precipitation": {
+                "help_text": gettext_lazy("Rain, storm or snow: adds to the disease chance (R10).")
+            },
+            "min_c": {"help_text": gettext_lazy("Minimum temperature, °C.")},
+            "max_c": {"help_text": gettext_lazy("Maximum temperature, °C.")},
+        }
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_settlement(self, record: WeatherRecord) -> str | None:
+        return record.settlement.slug if record.settlement_id else None
+
+
+class GridSerializer(serializers.ModelSerializer):
+    """A power and water grid now: the region's (``settlement`` null) or a settlement's (R16)."""
+
+    settlement = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Slug of the settlement with its own grid; null: the region.")
+    )
+
+    class Meta:
+        model = Grid
+        fields = ["settlement", "power_on", "water_on", "power_cut_day", "water_cut_day"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "power_on": {"help_text": gettext_lazy("Electricity still on.")},
+            "water_on": {"help_text": gettext_lazy("Running water still on.")},
+            "power_cut_day": {"help_text": gettext_lazy("In-game day the power was cut, or null.")},
+            "water_cut_day": {"help_text": gettext_lazy("In-game day the water was cut, or null.")},
+        }
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_settlement(self, grid: Grid) -> str | None:
+        return grid.settlement.slug if grid.settlement_id else None
+
+
+class CampaignDetailSerializer(CampaignSerializer):
+    """A campaign with today's world: the weather and the state of power and water."""
+
+    weather = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Today's weather: the region's first, then settlements' own.")
+    )
+    grids = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Power and water (outages, R16): the region's grid first.")
+    )
+
+    class Meta(CampaignSerializer.Meta):
+        fields = [*CampaignSerializer.Meta.fields, "weather", "grids"]
+        read_only_fields = fields
+
+    @extend_schema_field(WeatherSerializer(many=True))
+    def get_weather(self, campaign: Campaign) -> list[dict[str, Any]]:
+        return WeatherSerializer(self._world(campaign).weather, many=True).data
+
+    @extend_schema_field(GridSerializer(many=True))
+    def get_grids(self, campaign: Campaign) -> list[dict[str, Any]]:
+        return GridSerializer(self._world(campaign).grids, many=True).data
+
+    def _world(self, campaign: Campaign) -> selectors.WorldToday:
+        if "world" not in self.context:
+            self.context["world"] = selectors.world_on(campaign, campaign.current_day)
+        return self.context["world"]
+
+
+@extend_schema(
+    tags=["campaigns"],
+    summary="My campaigns",
+    description="The campaigns I may read: the ones I belong to and the public ones "
+    "(anonymous clients: public ones only), by name.",
+    responses={200: CampaignSerializer(many=True), **errors(400, 404)},
+)
+class CampaignListView(generics.ListAPIView):
+    """GET /api/v1/campaigns/ — the campaigns I may read, ``?role=master|player``."""
+
+    serializer_class = CampaignSerializer
+    filterset_class = CampaignFilter
+    pagination_class = PageNumberPagination
+
+    def get_queryset(self) -> QuerySet[Campaign]:
+        return campaigns_for_api(self.request.user)
+
+
+@extend_schema(
+    tags=["campaigns"],
+    summary="A campaign",
+    description="Day, date, public or not, my role, and today's weather and power and water.",
+    responses={200: CampaignDetailSerializer, **errors(404)},
+)
+class CampaignDetailView(generics.RetrieveAPIView):
+    """GET /api/v1/campaigns/{slug}/ — day, date, public or not, my role, weather, grids."""
+
+    serializer_class = CampaignDetailSerializer
+    lookup_field = "slug"
+
+    def get_object(self) -> Campaign:
+        campaign = selectors.campaign_get_for_user(slug=self.kwargs["slug"], user=self.request.user)
+        campaign.my_role = selectors.campaign_role(campaign, self.request.user)
+        return campaign
+
+
+# --- settlements -------------------------------------------------------------------------------
+
+
+class SettlementStatusSerializer(serializers.Serializer):
+    """A settlement today: population (R17) and zombies per cell (R18)."""
+
+    slug = serializers.SlugField(source="settlement.slug", read_only=True)
+    name = serializers.CharField(source="settlement.name", read_only=True)
+    population = serializers.IntegerField(
+        source="settlement.population",
+        read_only=True,
+        help_text=gettext_lazy("Pre-apocalypse inhabitants (K), people."),
+    )
+    area_m2 = serializers.FloatField(
+        source="settlement.area_m2",
+        read_only=True,
+        help_text=gettext_lazy("Populated area, m²."),
+    )
+    growth_rate = serializers.FloatField(
+        source="settlement.growth_rate",
+        read_only=True,
+        help_text=gettext_lazy("Logistic growth rate r, per day (R17)."),
+    )
+    day = serializers.IntegerField(
+        read_only=True, help_text=gettext_lazy("In-game day these figures are for.")
+    )
+    zombies = serializers.IntegerField(
+        read_only=True, help_text=gettext_lazy("Zombies today, ⌈P(t)⌉ (R17).")
+    )
+    survivors = serializers.IntegerField(
+        read_only=True, help_text=gettext_lazy("Survivors today, K − zombies (R17).")
+    )
+    cells = serializers.IntegerField(
+        read_only=True, help_text=gettext_lazy("Cells of 2 × 2 m: ⌊area / 4 m²⌋ (R18).")
+    )
+    p_cell = serializers.FloatField(
+        read_only=True,
+        help_text=gettext_lazy("Probability of a zombie in a cell, 0..1: zombies / cells (R18)."),
+    )
+    p_cell_percent = serializers.FloatField(
+        read_only=True, help_text=gettext_lazy("The same probability in %, 0..100.")
+    )
+
+
+class _CampaignChildView(generics.GenericAPIView):
+    """Base of the views under /campaigns/{slug}/: the campaign through the pages' check."""
+
+    def campaign(self) -> Campaign:
+        if not hasattr(self, "_campaign"):
+            self._campaign = selectors.campaign_get_for_user(
+                slug=self.kwargs["slug"], user=self.request.user
+            )
+        return self._campaign
+
+
+@extend_schema(
+    tags=["campaigns"],
+    summary="A campaign's settlements today",
+    description="Every settlement of the campaign with today's zombies, survivors, cells and "
+    "p per cell (RULES.md R17, R18).",
+    responses={200: SettlementStatusSerializer(many=True), **errors(404)},
+)
+class SettlementListView(_CampaignChildView, generics.ListAPIView):
+    """GET /api/v1/campaigns/{slug}/settlements/ — two queries (campaign, settlements)."""
+
+    serializer_class = SettlementStatusSerializer
+    pagination_class = PageNumberPagination
+    filter_backends: list[type] = []
+
+    def get_queryset(self) -> list[selectors.SettlementStatus]:  # type: ignore[override]
+        return selectors.settlements_with_status(self.campaign())
+
+
+@extend_schema(
+    tags=["campaigns"],
+    summary="A settlement today",
+    responses={200: SettlementStatusSerializer, **errors(404)},
+)
+class SettlementDetailView(_CampaignChildView, generics.RetrieveAPIView):
+    """GET /api/v1/campaigns/{slug}/settlements/{settlement}/."""
+
+    serializer_class = SettlementStatusSerializer
+
+    def get_object(self) -> selectors.SettlementStatus:
+        campaign = self.campaign()
+        place = selectors.settlement_get(campaign=campaign, slug=self.kwargs["settlement"])
+        return selectors.settlement_status(place, campaign.current_day)

@@ -1,0 +1,740 @@
+"""REST API of characters: sheets, condition with penalties, inventory, rolls and diaries.
+
+Every character is fetched through ``personajes.selectors.character_get_for_user`` and shown in
+full only when ``personajes.selectors.can_see_private`` says so (the owner, the campaign's
+master, superusers): the same two checks the sheet page makes. Others get the public part
+(``CharacterPublicSerializer``), told apart by ``view`` = ``"public"`` or ``"private"``.
+
+Source: RULES.md R3 (rolls), R5 (sheet), R6–R10 and R12–R13 (condition, penalty, disease
+modifier), R25 (diary); issue 6.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import django_filters
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Max, Q, QuerySet
+from django.http import Http404
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import http_date, quote_etag
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import generics, serializers
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from mundo import selectors as mundo_selectors
+from mundo.api import PageNumberPagination, StrictSerializer, errors
+from mundo.models import Campaign, DayTick, Membership
+from personajes import selectors
+from personajes.models import Character, DiaryEntry, InventoryItem, ItemType, Roll
+from reglas.core import breakdown_total
+
+
+class DiaryPagination(PageNumberPagination):
+    """Diaries are long: 100 rows a page by default (``?page_size=`` up to 500)."""
+
+    page_size = 100
+
+
+# --- pieces ------------------------------------------------------------------------------------
+
+
+class ModifierSerializer(serializers.Serializer):
+    """One line of a breakdown: where some points come from."""
+
+    source = serializers.CharField(
+        read_only=True, help_text=gettext_lazy("Machine slug of the cause, e.g. hunger, dirt.")
+    )
+    label = serializers.CharField(
+        read_only=True, help_text=gettext_lazy("The cause in words (Spanish).")
+    )
+    points = serializers.IntegerField(
+        read_only=True, help_text=gettext_lazy("Percentage points (signed).")
+    )
+
+
+class TraitRowSerializer(serializers.Serializer):
+    """A trait of the sheet with the character's points (R3, R5)."""
+
+    slug = serializers.SlugField(source="trait.slug", read_only=True)
+    name = serializers.CharField(source="trait.name", read_only=True)
+    value = serializers.IntegerField(read_only=True, help_text=gettext_lazy("Points, ≥ 0."))
+    dice = serializers.IntegerField(
+        read_only=True, help_text=gettext_lazy("Dice of an action roll: 1 + points (R3).")
+    )
+    p_success_percent = serializers.FloatField(
+        read_only=True,
+        help_text=gettext_lazy(
+            "Chance of success of an action at 30 % with no penalty, %: 100·(1 − 0.7^dice)."
+        ),
+    )
+    dirt_sensitive = serializers.BooleanField(
+        source="trait.dirt_sensitive",
+        read_only=True,
+        help_text=gettext_lazy("Its rolls take the dirt penalty (R8)."),
+    )
+
+
+class ConditionSerializer(serializers.ModelSerializer):
+    """The condition state (R6–R8, R12, R13): counters are consecutive days."""
+
+    class Meta:
+        model = Character
+        fields = [
+            "hunger_days",
+            "thirst_days",
+            "fatigue_days",
+            "unhygienic_days",
+            "days_without_defecating",
+            "wet_last_night",
+            "soiled_last_night",
+            "dirty",
+            "extra_dirt",
+            "disease_day",
+            "disease_duration",
+            "disease_days_treated",
+            "infection_day",
+            "infection_duration",
+            "amputations",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "hunger_days": {"help_text": gettext_lazy("Consecutive days under 2000 kcal (R6).")},
+            "thirst_days": {"help_text": gettext_lazy("Consecutive days under 2 L of water (R6).")},
+            "fatigue_days": {
+                "help_text": gettext_lazy("Consecutive days under 6 h of sleep (R6).")
+            },
+            "unhygienic_days": {
+                "help_text": gettext_lazy("Consecutive days in inadequate hygiene (R7).")
+            },
+            "days_without_defecating": {"help_text": gettext_lazy("Consecutive days (R7).")},
+            "disease_day": {"help_text": gettext_lazy("Day x of the disease; 0 = healthy (R12).")},
+            "disease_duration": {"help_text": gettext_lazy("Length of the disease, days (R12).")},
+            "disease_days_treated": {
+                "help_text": gettext_lazy("Days treated with medicines (R12).")
+            },
+            "infection_day": {
+                "help_text": gettext_lazy("Day x of the infection; 0 = not infected (R13).")
+            },
+            "infection_duration": {
+                "help_text": gettext_lazy("Length of the infection, days (R13).")
+            },
+        }
+
+    amputations = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text=gettext_lazy("Amputated limbs (R13), in words."),
+    )
+
+
+class PenaltySerializer(serializers.Serializer):
+    """The R9 action penalty: points subtracted from every action threshold."""
+
+    total = serializers.IntegerField(read_only=True, help_text=gettext_lazy("Points (%)."))
+    breakdown = ModifierSerializer(
+        many=True, read_only=True, help_text=gettext_lazy("Non-zero lines, points in %.")
+    )
+    dirt_sensitive_extra = serializers.IntegerField(
+        read_only=True,
+        help_text=gettext_lazy("Further points on dirt-sensitive rolls (R8), %."),
+    )
+
+
+class DiseaseModifierSerializer(serializers.Serializer):
+    """The character's side of the daily chance of falling sick (R10)."""
+
+    p = serializers.IntegerField(
+        read_only=True,
+        help_text=gettext_lazy(
+            "Probability, % (0..100), without the shelter's and the day's terms."
+        ),
+    )
+    breakdown = ModifierSerializer(
+        many=True, read_only=True, help_text=gettext_lazy("Non-zero lines, points in %.")
+    )
+
+
+class InventoryItemSerializer(serializers.ModelSerializer):
+    """What the character carries of one item."""
+
+    item = serializers.CharField(
+        source="item_type.name", read_only=True, help_text=gettext_lazy("The item's name.")
+    )
+    kind = serializers.ChoiceField(
+        source="item_type.kind",
+        choices=ItemType.Kind.choices,
+        read_only=True,
+        help_text=gettext_lazy("food, water, toilet_paper, medicine, weapon or gear."),
+    )
+    unit = serializers.CharField(
+        source="item_type.unit", read_only=True, help_text=gettext_lazy("e.g. can, bottle.")
+    )
+    quantity = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=3,
+        read_only=True,
+        coerce_to_string=False,
+        help_text=gettext_lazy("Units carried (fractional for rolls of paper)."),
+    )
+    kcal_per_unit = serializers.FloatField(
+        source="item_type.kcal_per_unit", read_only=True, help_text=gettext_lazy("kcal per unit.")
+    )
+    litres_per_unit = serializers.FloatField(
+        source="item_type.litres_per_unit", read_only=True, help_text=gettext_lazy("L per unit.")
+    )
+
+    class Meta:
+        model = InventoryItem
+        fields = ["item", "kind", "unit", "quantity", "kcal_per_unit", "litres_per_unit"]
+        read_only_fields = fields
+
+
+# --- characters --------------------------------------------------------------------------------
+
+
+class CharacterSummarySerializer(serializers.ModelSerializer):
+    """A character in a list: the public part of the sheet's head."""
+
+    campaign = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, help_text=gettext_lazy("The campaign's slug.")
+    )
+    player = serializers.CharField(
+        source="player.get_username",
+        read_only=True,
+        help_text=gettext_lazy("Username of the character's player."),
+    )
+    portrait = serializers.SerializerMethodField(
+        help_text=gettext_lazy("URL of the portrait, or null.")
+    )
+
+    class Meta:
+        model = Character
+        fields = [
+            "id",
+            "campaign",
+            "name",
+            "player",
+            "status",
+            "death_cause",
+            "death_day",
+            "portrait",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "death_day": {"help_text": gettext_lazy("In-game day of death.")},
+            "death_cause": {"help_text": gettext_lazy("Cause of death (R14), empty if alive.")},
+        }
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_portrait(self, character: Character) -> str | None:
+        return character.portrait.url if character.portrait else None
+
+
+class CharacterPublicSerializer(CharacterSummarySerializer):
+    """A character as anyone who may read the campaign sees it: head, concept and traits."""
+
+    view = serializers.SerializerMethodField(
+        help_text=gettext_lazy("public: the part everyone sees; private: the whole sheet.")
+    )
+    concept = serializers.CharField(
+        read_only=True, help_text=gettext_lazy("Concept and background, as the player wrote it.")
+    )
+    traits = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Every trait of the campaign in sheet order (R5).")
+    )
+
+    class Meta(CharacterSummarySerializer.Meta):
+        fields = ["view", *CharacterSummarySerializer.Meta.fields, "concept", "traits"]
+        read_only_fields = fields
+
+    @extend_schema_field({"type": "string", "enum": ["public"]})
+    def get_view(self, character: Character) -> str:
+        return "public"
+
+    @extend_schema_field(TraitRowSerializer(many=True))
+    def get_traits(self, character: Character) -> list[dict[str, Any]]:
+        return TraitRowSerializer(selectors.sheet_rows(character), many=True).data
+
+
+class CharacterPrivateSerializer(CharacterPublicSerializer):
+    """The whole sheet, for its player and the master: condition, penalty (R9) with its
+    breakdown, disease modifier (R10), inventory and the master's last comment."""
+
+    condition = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Needs counters, dirt, disease and infection (R6–R8, R12, R13).")
+    )
+    penalty = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Action penalty now, with its breakdown (R9).")
+    )
+    disease = serializers.SerializerMethodField(
+        help_text=gettext_lazy("The character's side of the daily disease chance (R10).")
+    )
+    inventory = serializers.SerializerMethodField(
+        help_text=gettext_lazy("What the character carries (quantity > 0).")
+    )
+    review_comment = serializers.CharField(
+        read_only=True, help_text=gettext_lazy("The master's last comment on the sheet.")
+    )
+
+    class Meta(CharacterPublicSerializer.Meta):
+        fields = [
+            *CharacterPublicSerializer.Meta.fields,
+            "condition",
+            "penalty",
+            "disease",
+            "inventory",
+            "review_comment",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field({"type": "string", "enum": ["private"]})
+    def get_view(self, character: Character) -> str:
+        return "private"
+
+    @extend_schema_field(ConditionSerializer)
+    def get_condition(self, character: Character) -> dict[str, Any]:
+        return ConditionSerializer(character).data
+
+    @extend_schema_field(PenaltySerializer)
+    def get_penalty(self, character: Character) -> dict[str, Any]:
+        penalty = selectors.penalty_breakdown(character)
+        dirty = selectors.penalty_breakdown(character, dirt_sensitive=True)
+        return PenaltySerializer(
+            {
+                "total": breakdown_total(penalty),
+                "breakdown": penalty,
+                "dirt_sensitive_extra": breakdown_total(dirty) - breakdown_total(penalty),
+            }
+        ).data
+
+    @extend_schema_field(DiseaseModifierSerializer)
+    def get_disease(self, character: Character) -> dict[str, Any]:
+        p, breakdown = selectors.disease_modifier_breakdown(character)
+        return DiseaseModifierSerializer({"p": p, "breakdown": breakdown}).data
+
+    @extend_schema_field(InventoryItemSerializer(many=True))
+    def get_inventory(self, character: Character) -> list[dict[str, Any]]:
+        return InventoryItemSerializer(selectors.character_inventory(character), many=True).data
+
+
+CHARACTER_RESPONSE = PolymorphicProxySerializer(
+    component_name="Character",
+    serializers=[CharacterPublicSerializer, CharacterPrivateSerializer],
+    resource_type_field_name="view",
+)
+
+
+def character_for_api(pk: int | str, user: Any) -> tuple[Character, bool]:
+    """The character through the pages' check and whether ``user`` sees it in full."""
+    character = selectors.character_get_for_user(pk=pk, user=user)
+    return character, selectors.can_see_private(character, user)
+
+
+def private_character_for_api(pk: int | str, user: Any) -> Character:
+    """The character, when ``user`` sees it in full; 404 when they may not see it at all,
+    403 (401 anonymous) when they see only its public part."""
+    character, private = character_for_api(pk, user)
+    if not private:
+        if not user.is_authenticated:
+            raise NotAuthenticated()
+        raise PermissionDenied(_("Only the character's player and the master see this."))
+    return character
+
+
+def characters_visible_in(campaign: Campaign, user: Any) -> QuerySet[Character]:
+    """The campaign's characters ``user`` may see, as ``character_get_for_user`` decides one by
+    one: the master (and superusers) all of them; others the approved, dead and risen ones and
+    their own. ``player`` select_related; by name. One query (after the role's)."""
+    qs = Character.objects.filter(campaign=campaign).select_related("campaign", "player")
+    is_master = mundo_selectors.campaign_role(campaign, user) == Membership.Role.MASTER
+    if not (is_master or (user.is_authenticated and user.is_superuser)):
+        mine = Q(player=user) if user.is_authenticated else Q(pk__in=[])
+        qs = qs.filter(Q(status__in=selectors.PUBLIC_STATUSES) | mine)
+    return qs.order_by("name", "pk")
+
+
+@extend_schema(
+    tags=["characters"],
+    summary="A campaign's characters",
+    description="The characters of the campaign I may see: the master all of them, others the "
+    "approved, dead and risen ones and their own (drafts and submitted sheets are between the "
+    "player and the master). The public head of each; the sheet is at /characters/{id}/.",
+    responses={200: CharacterSummarySerializer(many=True), **errors(404)},
+)
+class CampaignCharacterListView(generics.ListAPIView):
+    """GET /api/v1/campaigns/{slug}/characters/."""
+
+    serializer_class = CharacterSummarySerializer
+    pagination_class = PageNumberPagination
+
+    def get_queryset(self) -> QuerySet[Character]:
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return Character.objects.none()
+        campaign = mundo_selectors.campaign_get_for_user(
+            slug=self.kwargs["slug"], user=self.request.user
+        )
+        return characters_visible_in(campaign, self.request.user)
+
+
+@extend_schema(
+    tags=["characters"],
+    summary="My characters",
+    description="My characters in every campaign, by campaign then name.",
+    responses={200: CharacterSummarySerializer(many=True), **errors(404)},
+)
+class MyCharacterListView(generics.ListAPIView):
+    """GET /api/v1/characters/ — mine (empty for anonymous clients)."""
+
+    serializer_class = CharacterSummarySerializer
+    pagination_class = PageNumberPagination
+
+    def get_queryset(self) -> QuerySet[Character]:
+        return selectors.characters_of_player(user=self.request.user).select_related("player")
+
+
+@extend_schema(
+    tags=["characters"],
+    summary="A character",
+    description="The sheet. Its player and the master get the whole of it (``view: private``: "
+    "condition, action penalty with its breakdown, disease modifier, inventory); anyone else "
+    "who may read the campaign gets approved, dead and risen characters' public part "
+    "(``view: public``).",
+    responses={200: CHARACTER_RESPONSE, **errors(404)},
+)
+class CharacterDetailView(generics.GenericAPIView):
+    """GET /api/v1/characters/{id}/."""
+
+    serializer_class = CharacterPublicSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        character, private = character_for_api(pk, request.user)
+        cls = CharacterPrivateSerializer if private else CharacterPublicSerializer
+        return Response(cls(character, context={"request": request}).data)
+
+
+# --- diary (R25) -------------------------------------------------------------------------------
+
+
+class DiaryEntrySerializer(serializers.ModelSerializer):
+    """One row of the needs record (R25): what the daily tick did to the character that day.
+    Counters and the penalty are as the tick left them (they apply to the next day)."""
+
+    penalty_breakdown = ModifierSerializer(
+        many=True,
+        read_only=True,
+        help_text=gettext_lazy("The penalty's lines (R9), points in %."),
+    )
+    disease_breakdown = ModifierSerializer(
+        many=True,
+        read_only=True,
+        help_text=gettext_lazy("The disease probability's lines (R10), points in %."),
+    )
+
+    class Meta:
+        model = DiaryEntry
+        fields = [
+            "day",
+            "date",
+            "weather_label",
+            "min_temp_c",
+            "kcal_eaten",
+            "kcal_needed",
+            "water_l",
+            "water_needed_l",
+            "sleep_h",
+            "sleep_needed_h",
+            "hygiene_ok",
+            "hunger_days",
+            "thirst_days",
+            "fatigue_days",
+            "unhygienic_days",
+            "dirty",
+            "extra_dirt",
+            "disease_day",
+            "disease_duration",
+            "infection_day",
+            "infection_duration",
+            "penalty_total",
+            "penalty_breakdown",
+            "disease_p",
+            "disease_breakdown",
+            "disease_die",
+            "fell_ill",
+            "status",
+            "death_cause",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "day": {"help_text": gettext_lazy("In-game day the row is about.")},
+            "date": {"help_text": gettext_lazy("Its calendar date (ISO 8601).")},
+            "weather_label": {"help_text": gettext_lazy("The day's sky in words (R11).")},
+            "min_temp_c": {"help_text": gettext_lazy("The day's minimum temperature, °C.")},
+            "kcal_eaten": {"help_text": gettext_lazy("Food eaten, kcal (R6, R15).")},
+            "kcal_needed": {"help_text": gettext_lazy("Food needed, kcal (default 2000).")},
+            "water_l": {"help_text": gettext_lazy("Water drunk, L.")},
+            "water_needed_l": {"help_text": gettext_lazy("Water needed, L (default 2).")},
+            "sleep_h": {"help_text": gettext_lazy("Sleep, h.")},
+            "sleep_needed_h": {"help_text": gettext_lazy("Sleep needed, h (default 6).")},
+            "hygiene_ok": {"help_text": gettext_lazy("Adequate hygiene that day (R7).")},
+            "hunger_days": {"help_text": gettext_lazy("Consecutive hungry days (R6).")},
+            "thirst_days": {"help_text": gettext_lazy("Consecutive thirsty days (R6).")},
+            "fatigue_days": {"help_text": gettext_lazy("Consecutive days short of sleep (R6).")},
+            "unhygienic_days": {
+                "help_text": gettext_lazy("Consecutive days without adequate hygiene (R7).")
+            },
+            "dirty": {"help_text": gettext_lazy("Dirty (R8).")},
+            "extra_dirt": {"help_text": gettext_lazy("Extra dirt (R8).")},
+            "disease_day": {"help_text": gettext_lazy("Day x of the disease; 0 = healthy.")},
+            "disease_duration": {"help_text": gettext_lazy("Length of the disease, days.")},
+            "infection_day": {"help_text": gettext_lazy("Day x of the infection; 0 = none.")},
+            "infection_duration": {"help_text": gettext_lazy("Length of the infection, days.")},
+            "penalty_total": {"help_text": gettext_lazy("Action penalty, points (%) (R9).")},
+            "disease_p": {
+                "help_text": gettext_lazy(
+                    "Chance of falling sick that day, % (R10); null if already sick."
+                )
+            },
+            "disease_die": {"help_text": gettext_lazy("The d100 rolled against it, or null.")},
+            "fell_ill": {"help_text": gettext_lazy("The die fell ill: die ≤ p.")},
+            "status": {"help_text": gettext_lazy("alive, sick, infected, dead or risen.")},
+            "death_cause": {"help_text": gettext_lazy("Cause of death (R14), if any.")},
+        }
+
+
+class DiaryFilter(django_filters.FilterSet):
+    """``?day_min=`` and ``?day_max=``: in-game days, inclusive."""
+
+    day_min = django_filters.NumberFilter(
+        field_name="day", lookup_expr="gte", label=gettext_lazy("First day (inclusive).")
+    )
+    day_max = django_filters.NumberFilter(
+        field_name="day", lookup_expr="lte", label=gettext_lazy("Last day (inclusive).")
+    )
+
+    class Meta:
+        model = DiaryEntry
+        fields: list[str] = []
+
+
+@extend_schema(
+    tags=["characters"],
+    summary="A character's diary (R25 rows)",
+    description="The needs record, one row per in-game day, oldest first: what was eaten "
+    "(kcal), drunk (L), slept (h), the counters, the penalty and the disease roll with their "
+    "breakdowns, the status. For the character's player and the master. Answers carry "
+    "``ETag`` and ``Last-Modified``: send them back as ``If-None-Match`` / "
+    "``If-Modified-Since`` and an unchanged diary answers 304 with no body.",
+    responses={
+        200: DiaryEntrySerializer(many=True),
+        304: OpenApiResponse(description="Not modified since the ETag or date sent."),
+        **errors(400, 403, 404),
+    },
+)
+class DiaryView(generics.ListAPIView):
+    """GET /api/v1/characters/{id}/diary/?day_min=&day_max= — with ETag / Last-Modified."""
+
+    serializer_class = DiaryEntrySerializer
+    pagination_class = DiaryPagination
+    filterset_class = DiaryFilter
+
+    def get_queryset(self) -> QuerySet[DiaryEntry]:
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return DiaryEntry.objects.none()
+        return self.character.diary_entries.order_by("day")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        self.character = private_character_for_api(self.kwargs["pk"], request.user)
+        entries = self.filter_queryset(self.get_queryset())
+        # One aggregate: entries are written once per day by the tick (never edited), so the
+        # count, the last day and the last id change exactly when the diary does.
+        state = entries.aggregate(n=Count("pk"), last_day=Max("day"), last_id=Max("pk"))
+        version = (
+            f"{self.character.pk}:{state['n']}:{state['last_day']}:{state['last_id']}:"
+            f"{request.GET.urlencode()}"
+        )
+        etag = quote_etag(hashlib.sha256(version.encode()).hexdigest()[:32])
+        last_modified = None
+        if state["last_day"] is not None:
+            tick = (
+                DayTick.objects.filter(campaign_id=self.character.campaign_id)
+                .order_by("-day")
+                .values_list("created_at", flat=True)
+                .first()
+            )
+            last_modified = tick.timestamp() if tick else None
+        not_modified = get_conditional_response(
+            request._request, etag=etag, last_modified=last_modified
+        )
+        if not_modified is not None:
+            response: Any = Response(status=not_modified.status_code)
+        else:
+            response = super().list(request, *args, **kwargs)
+        response["ETag"] = etag
+        if last_modified is not None:
+            response["Last-Modified"] = http_date(last_modified)
+        response["Cache-Control"] = "private, no-cache"
+        patch_vary_headers(response, ("Authorization", "Cookie"))
+        return response
+
+
+# --- rolls -------------------------------------------------------------------------------------
+
+
+@extend_schema_field({"type": "array", "items": {}})
+class AnyListField(serializers.JSONField):
+    """A JSON list whose items' shape depends on the kind of roll."""
+
+
+class RollSerializer(serializers.ModelSerializer):
+    """A roll as stored: every die, the modifiers and their source, the outcome, the key."""
+
+    campaign = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, help_text=gettext_lazy("The campaign's slug.")
+    )
+    made_by = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Username of who rolled, or null.")
+    )
+    trait = serializers.SerializerMethodField(
+        help_text=gettext_lazy("Slug of the trait rolled (action rolls), or null.")
+    )
+    modifiers = ModifierSerializer(
+        many=True,
+        read_only=True,
+        help_text=gettext_lazy("The penalty when rolled (R9): lines of points in %."),
+    )
+    dice = AnyListField(
+        read_only=True,
+        help_text=gettext_lazy(
+            "Every die as rolled: d100 faces (1..100) for action and event rolls; for "
+            "expressions, as the expression engine records them."
+        ),
+    )
+    generator_key = serializers.ListField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        help_text=gettext_lazy(
+            "spawn_key of the roll's numpy SeedSequence: [day, purpose, subject id, sequence]."
+        ),
+    )
+
+    class Meta:
+        model = Roll
+        fields = [
+            "id",
+            "campaign",
+            "character",
+            "made_by",
+            "created_at",
+            "day",
+            "kind",
+            "reason",
+            "expression",
+            "trait",
+            "trait_name",
+            "trait_value",
+            "dirt_sensitive",
+            "base_threshold",
+            "modifiers",
+            "effective_threshold",
+            "dice",
+            "total",
+            "successes",
+            "success",
+            "generator_key",
+            "engine_version",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "character": {"help_text": gettext_lazy("Id of the character who rolled, or null.")},
+            "created_at": {"help_text": gettext_lazy("When it was rolled (ISO 8601).")},
+            "reason": {"help_text": gettext_lazy("What the roll is for, in the roller's words.")},
+            "expression": {"help_text": gettext_lazy("The dice expression (R4), if any.")},
+            "trait_name": {"help_text": gettext_lazy("The trait's name when rolled.")},
+            "dirt_sensitive": {"help_text": gettext_lazy("It took the dirt penalty (R8).")},
+            "day": {"help_text": gettext_lazy("In-game day of the roll.")},
+            "base_threshold": {
+                "help_text": gettext_lazy(
+                    "Base threshold, % (0..100); null while the master has not set it."
+                )
+            },
+            "effective_threshold": {
+                "help_text": gettext_lazy("Base − penalty, clamped to 0..100, % (R1, R9).")
+            },
+            "trait_value": {"help_text": gettext_lazy("Points of the trait when rolled.")},
+            "successes": {"help_text": gettext_lazy("Dice ≤ the effective threshold.")},
+            "success": {"help_text": gettext_lazy("At least one success (R3); null if open.")},
+            "total": {"help_text": gettext_lazy("Sum of an expression, or null.")},
+            "engine_version": {
+                "help_text": gettext_lazy("reglas.ENGINE_VERSION when rolled (a cross-check).")
+            },
+        }
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_made_by(self, roll: Roll) -> str | None:
+        return roll.made_by.get_username() if roll.made_by else None
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_trait(self, roll: Roll) -> str | None:
+        return roll.trait.slug if roll.trait else None
+
+
+def roll_get_for_user(*, pk: int | str, user: Any) -> Roll:
+    """The roll if ``user`` may see it: a character's roll whoever sees that character in full
+    (``can_see_private``: its player, the master, superusers); a roll without a character its
+    maker and the master. Http404 otherwise (its existence is not revealed).
+
+    Read-only helper (personajes.selectors has no single-roll fetch); rolls in posts follow the
+    post's visibility in ``escenas.api``.
+    """
+    try:
+        roll = Roll.objects.select_related(
+            "campaign", "character__campaign", "made_by", "trait"
+        ).get(pk=pk)
+    except (Roll.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such roll") from None
+    if roll.character is not None:
+        if selectors.can_see_private(roll.character, user):
+            return roll
+        raise Http404("No such roll")
+    if user.is_authenticated and (
+        user.is_superuser
+        or roll.made_by_id == user.pk
+        or mundo_selectors.campaign_role(roll.campaign, user) == Membership.Role.MASTER
+    ):
+        return roll
+    raise Http404("No such roll")
+
+
+class ThresholdSerializer(StrictSerializer):
+    """The base threshold the master gives an action roll made without one."""
+
+    threshold = serializers.IntegerField(
+        min_value=0,
+        max_value=100,
+        help_text=gettext_lazy("Base threshold, % (0..100): the chance a die must not exceed."),
+    )
+
+
+__all__ = [
+    "CampaignCharacterListView",
+    "CharacterDetailView",
+    "DiaryView",
+    "MyCharacterListView",
+    "RollSerializer",
+    "ThresholdSerializer",
+    "character_for_api",
+    "private_character_for_api",
+    "roll_get_for_user",
+]

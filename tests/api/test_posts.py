@@ -1,0 +1,279 @@
+"""Writing posts with rolls through the API: idempotent, validated field by field, all or
+nothing; reading them back with every die (and without the dice of hidden rolls)."""
+
+from __future__ import annotations
+
+import pytest
+
+from escenas.models import Post, PostRoll
+from personajes.models import Character, Roll
+from tests.factories import CharacterFactory
+
+
+def posts_url(scene) -> str:
+    return f"/api/v1/scenes/{scene.pk}/posts/"
+
+
+def counts() -> tuple[int, int]:
+    return Post.objects.count(), Roll.objects.count()
+
+
+ACTION = {
+    "body": "Fuerzo la persiana.",
+    "as": "character",
+    "roll": {"kind": "action", "trait": "fuerza", "threshold": 30},
+}
+
+
+def test_a_retry_with_the_same_key_returns_the_same_post_and_rolls_nothing(world, clients):
+    client = clients["token_a"]
+    body = {**ACTION, "character": world["char_a"].pk}
+    before = counts()
+    first = client.post(
+        posts_url(world["story"]), body, format="json", HTTP_IDEMPOTENCY_KEY="k-0001-abcd"
+    )
+    assert first.status_code == 201, first.content
+    post = first.json()
+    assert post["author"] == "alicia" and post["voice"] == "character"
+    assert post["speaker_name"] == "Ana"
+    (roll,) = (r["roll"] for r in post["rolls"])
+    assert roll["kind"] == "action" and roll["trait"] == "fuerza"
+    assert len(roll["dice"]) == 3  # Fuerza 2 → 3 d100 (R3)
+    assert roll["base_threshold"] == 30
+    assert roll["success"] == any(d <= roll["effective_threshold"] for d in roll["dice"])
+    assert counts() == (before[0] + 1, before[1] + 1)
+
+    again = client.post(
+        posts_url(world["story"]), body, format="json", HTTP_IDEMPOTENCY_KEY="k-0001-abcd"
+    )
+    assert again.status_code == 200
+    assert again.json() == post  # same post, same dice
+    assert counts() == (before[0] + 1, before[1] + 1)
+
+    # The key in the body works the same way.
+    with_field = client.post(
+        posts_url(world["story"]), {**body, "idempotency_key": "k-0001-abcd"}, format="json"
+    )
+    assert with_field.status_code == 200 and with_field.json()["id"] == post["id"]
+
+
+def test_event_and_expression_rolls(world, clients):
+    client = clients["player_a"]
+    event = client.post(
+        posts_url(world["story"]),
+        {
+            "body": "¿Nos ven?",
+            "roll": {"kind": "event", "probability": 26},
+            "idempotency_key": "ev-000001",
+        },
+        format="json",
+    ).json()
+    (roll,) = (r["roll"] for r in event["rolls"])
+    assert roll["kind"] == "event" and len(roll["dice"]) == 1
+    assert roll["success"] == (roll["dice"][0] <= 26)
+    expression = client.post(
+        posts_url(world["offtopic"]),
+        {"roll": {"kind": "expression", "expression": "2d6+1"}, "idempotency_key": "ex-000001"},
+        format="json",
+    ).json()
+    (roll,) = (r["roll"] for r in expression["rolls"])
+    assert roll["kind"] == "expression" and roll["expression"] == "2d6+1"
+    assert 3 <= roll["total"] <= 13
+
+
+@pytest.mark.parametrize(
+    ("body", "errors"),
+    [
+        ({"body": "x", "dice": [100]}, {"dice": ["Campo desconocido."]}),
+        ({"body": "x", "author": "master"}, {"author": ["Campo desconocido."]}),
+        (
+            {"body": "x", "roll": {"kind": "event", "success": True}},
+            {"roll": {"success": "Campo desconocido."}},
+        ),
+        ({"body": ["x"]}, {"body": None}),
+        ({"body": "x", "roll": "action"}, {"roll": None}),
+        ({"body": "x", "as": "zombi"}, {"as": None}),
+        ({"body": "x", "as": "narrator"}, {"as": None}),  # the master's voice
+        (
+            {"roll": {"kind": "action", "trait": "fuerza", "threshold": 101}},
+            {"roll": {"threshold": None}},
+        ),
+        (
+            {"roll": {"kind": "action", "trait": "fuerza", "threshold": "30%"}},
+            {"roll": {"threshold": None}},
+        ),
+        ({"roll": {"kind": "action"}}, {"roll": {"trait": None}}),
+        (
+            {"as": "character", "roll": {"kind": "action", "trait": "volar"}},
+            {"roll": {"trait": None}},
+        ),
+        ({"roll": {"kind": "event", "probability": -5}}, {"roll": {"probability": None}}),
+        ({"roll": {"kind": "event", "trait": "fuerza"}}, {"roll": {"trait": None}}),
+        ({"roll": {"kind": "expression", "expression": "101d6"}}, {"roll": {"expression": "100"}}),
+        (
+            {"roll": {"kind": "expression", "expression": "2d1001"}},
+            {"roll": {"expression": "1000"}},
+        ),
+        ({"roll": {"kind": "expression", "expression": "hola"}}, {"roll": {"expression": None}}),
+        ({"body": ""}, {"body": None}),  # neither text nor roll
+        ({"body": "x" * 20_001}, {"body": None}),
+    ],
+)
+def test_bad_posts_are_400_by_field_and_write_nothing(world, clients, body, errors):
+    before = counts()
+    response = clients["player_a"].post(
+        posts_url(world["story"]),
+        {"character": world["char_a"].pk, **body},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="bad-00000001",
+    )
+    assert response.status_code == 400, response.content
+    got = response.json()
+    for field, expected in errors.items():
+        assert field in got, got
+        if isinstance(expected, dict):
+            for sub, text in expected.items():
+                assert sub in got[field], got
+                if text:
+                    assert text in " ".join(got[field][sub]), got
+        elif expected:
+            assert got[field] == expected
+    assert counts() == before
+
+
+def test_without_an_idempotency_key_nothing_is_written(world, clients):
+    before = counts()
+    response = clients["player_a"].post(posts_url(world["story"]), {"body": "Hola"}, format="json")
+    assert response.status_code == 400
+    assert "idempotency_key" in response.json()
+    bad_key = clients["player_a"].post(
+        posts_url(world["story"]), {"body": "Hola"}, format="json", HTTP_IDEMPOTENCY_KEY="corta"
+    )
+    assert bad_key.status_code == 400
+    assert "idempotency_key" in bad_key.json()
+    assert counts() == before
+
+
+def test_nobody_posts_as_or_rolls_for_another_players_character(world, clients, player_b):
+    char_b = CharacterFactory(
+        campaign=world["campaign"],
+        player=player_b,
+        name="Beatriz",
+        status=Character.Status.APPROVED,
+        allocation={"fuerza": 1},
+    )
+    world["watch"].participants.add(char_b)
+    before = counts()
+    client = clients["player_a"]
+    as_b = client.post(
+        posts_url(world["watch"]),
+        {"body": "Soy Beatriz.", "as": "character", "character": char_b.pk},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="other-000001",
+    )
+    assert as_b.status_code == 400 and "as" in as_b.json()
+    roll_for_b = client.post(
+        posts_url(world["watch"]),
+        {"body": "Tira tú.", "roll": {"kind": "action", "trait": "fuerza", "character": char_b.pk}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="other-000002",
+    )
+    assert roll_for_b.status_code == 400 and "character" in roll_for_b.json()["roll"]
+    elsewhere = CharacterFactory(status=Character.Status.APPROVED)  # another campaign's
+    response = client.post(
+        posts_url(world["watch"]),
+        {"body": "x", "as": "character", "character": elsewhere.pk},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="other-000003",
+    )
+    assert response.status_code == 400 and "character" in response.json()
+    assert counts() == before
+
+
+def test_posts_are_cursor_paginated_with_their_rolls(world, clients):
+    from tests.escenas.factories import PostFactory
+
+    for _ in range(25):
+        PostFactory(scene=world["story"], author=world["master"], voice="narrator")
+    client = clients["player_a"]
+    page = client.get(posts_url(world["story"]) + "?page_size=10").json()
+    assert set(page) == {"next", "previous", "results"}
+    seen = [p["id"] for p in page["results"]]
+    while page["next"]:
+        page = client.get(page["next"]).json()
+        seen += [p["id"] for p in page["results"]]
+    assert seen == sorted(seen) and len(seen) == 27  # 2 of the fixture + 25
+    first, hidden = client.get(posts_url(world["story"])).json()["results"][:2]
+    assert first["rolls"][0]["roll"]["dice"] == world["post_roll"].dice
+    # The master's hidden roll: masked for the player, dice for the master.
+    assert hidden["rolls"][0]["masked"] is True and hidden["rolls"][0]["roll"] is None
+    master_view = clients["master"].get(posts_url(world["story"])).json()["results"][1]
+    assert master_view["rolls"][0]["roll"]["dice"] == world["hidden_roll"].dice
+
+
+def test_diary_posts(world, clients):
+    body = clients["player_a"].get(f"/api/v1/characters/{world['char_a'].pk}/diary/posts/").json()
+    assert [p["body"] for p in body["results"]] == ["Hoy he comido poco."]
+
+
+def test_master_asks_for_a_roll_and_sets_an_event_probability(world, clients):
+    url = f"/api/v1/scenes/{world['story'].pk}/roll-requests/"
+    client = clients["master"]
+    made = client.post(
+        url,
+        {
+            "character": world["char_a"].pk,
+            "trait": "sigilo",
+            "threshold": 35,
+            "reason": "Sin ruido",
+        },
+        format="json",
+    )
+    assert made.status_code == 201
+    assert made.json()["trait"] == "sigilo" and made.json()["base_threshold"] == 35
+    listed = clients["player_a"].get(url).json()["results"]
+    assert {r["trait"] for r in listed} == {"percepcion", "sigilo"}
+    for bad, field in [
+        ({"character": world["char_a"].pk, "trait": "sigilo", "threshold": 101}, "threshold"),
+        ({"character": world["char_a"].pk, "trait": "nadar"}, "trait"),
+        ({"character": 999999, "trait": "sigilo"}, "character"),
+        (
+            {"character": world["char_a"].pk, "trait": "sigilo", "fulfilled_roll": 1},
+            "fulfilled_roll",
+        ),
+    ]:
+        response = client.post(url, bad, format="json")
+        assert response.status_code == 400 and field in response.json(), response.content
+    # The hidden event roll's probability, set once from the stored die.
+    roll_url = f"/api/v1/rolls/{world['hidden_roll'].pk}/threshold/"
+    set_it = client.post(roll_url, {"threshold": 50}, format="json")
+    assert set_it.status_code == 200
+    assert set_it.json()["success"] == (world["hidden_roll"].dice[0] <= 50)
+    assert client.post(roll_url, {"threshold": 60}, format="json").status_code == 409
+    assert PostRoll.objects.filter(roll=world["hidden_roll"]).exists()
+
+
+def test_a_roll_hidden_in_a_post_stays_the_masters_everywhere(world, clients):
+    from escenas import selectors, services
+
+    access = selectors.scene_get_for_user(
+        campaign=world["campaign"], pk=world["story"].pk, user=world["master"]
+    )
+    post = services.post_create(
+        access=access,
+        author=world["master"],
+        idempotency_key="hidden-action-1",
+        body="Tira en secreto.",
+        voice="narrator",
+        roll=services.RollSpec(
+            kind="action", character=world["char_a"], trait_slug="sigilo", hidden=True
+        ),
+    )
+    hidden = PostRoll.objects.get(post=post).roll
+    rolls_url = f"/api/v1/characters/{world['char_a'].pk}/rolls/"
+    mine = {r["id"] for r in clients["player_a"].get(rolls_url).json()["results"]}
+    assert hidden.pk not in mine and world["post_roll"].pk in mine
+    masters = {r["id"] for r in clients["master"].get(rolls_url).json()["results"]}
+    assert hidden.pk in masters
+    assert clients["player_a"].get(f"/api/v1/rolls/{hidden.pk}/").status_code == 404
+    assert clients["master"].get(f"/api/v1/rolls/{hidden.pk}/").status_code == 200

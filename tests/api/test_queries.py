@@ -1,0 +1,276 @@
+"""Every API list costs the same number of queries for 1 row and for 20 (no N+1).
+
+Each case makes one row, counts the queries of a GET, adds 19 rows, counts again; the two
+counts must be equal and equal to the pinned budget. A new query in a list must be justified
+here: say what it fetches, then raise the number. Session authentication (2 queries: the
+session and the user) is in every budget; a token costs 1 (plus a write at most once a minute).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.api.conftest import session_client
+
+
+@dataclass(frozen=True)
+class ListCase:
+    url: str
+    who: str
+    add: Callable[[dict[str, Any], int], None]  # add n more rows
+    budget: int
+    queries: str  # what they are, for whoever changes the budget
+
+
+def _campaigns(world: dict[str, Any], n: int) -> None:
+    from tests.factories import CampaignFactory, MembershipFactory
+
+    for _ in range(n):
+        MembershipFactory(campaign=CampaignFactory(), user=world["master"], role="master")
+
+
+def _settlements(world: dict[str, Any], n: int) -> None:
+    from tests.factories import SettlementFactory
+
+    for _ in range(n):
+        SettlementFactory(campaign=world["campaign"])
+
+
+def _characters(world: dict[str, Any], n: int) -> None:
+    from personajes.models import Character
+    from tests.factories import CharacterFactory
+
+    for _ in range(n):
+        CharacterFactory(
+            campaign=world["campaign"], player=world["player_a"], status=Character.Status.APPROVED
+        )
+
+
+def _rolls(world: dict[str, Any], n: int) -> None:
+    from personajes.services import roll_action_for_character
+
+    for _ in range(n):
+        roll_action_for_character(
+            character=world["char"], trait_slug="fuerza", base_threshold=30, made_by=world["master"]
+        )
+
+
+def _tokens(world: dict[str, Any], n: int) -> None:
+    from partida.services import token_create
+
+    for i in range(n):
+        token_create(user=world["player_a"], name=f"t{i}")
+
+
+def _scenes(world: dict[str, Any], n: int) -> None:
+    from escenas import services
+
+    for i in range(n):
+        services.scene_create(
+            campaign=world["campaign"],
+            master=world["master"],
+            title=f"Escena {i}",
+            participants=[world["char"]],
+        )
+
+
+def _post(world: dict[str, Any], scene: Any, user: Any, **kwargs: Any) -> None:
+    import uuid
+
+    from escenas import selectors, services
+
+    access = selectors.scene_get_for_user(campaign=world["campaign"], pk=scene.pk, user=user)
+    services.post_create(access=access, author=user, idempotency_key=uuid.uuid4().hex, **kwargs)
+
+
+def _posts(world: dict[str, Any], n: int) -> None:
+    from escenas.services import RollSpec
+
+    for i in range(n):
+        # Every other post with an action roll by Ana, the others whispered by the master with
+        # a hidden event roll: what the prefetches must cover.
+        if i % 2:
+            _post(
+                world,
+                world["story"],
+                world["player_a"],
+                body=f"Post {i}",
+                voice="character",
+                character=world["char"],
+                roll=RollSpec(kind="action", character=world["char"], trait_slug="fuerza"),
+            )
+        else:
+            _post(
+                world,
+                world["story"],
+                world["master"],
+                body=f"Post {i}",
+                voice="narrator",
+                whisper_to=[world["player_a"]],
+                roll=RollSpec(kind="event", probability=26, hidden=True),
+            )
+
+
+def _diary_posts(world: dict[str, Any], n: int) -> None:
+    for i in range(n):
+        _post(world, world["diary_scene"], world["player_a"], body=f"Día {i}")
+
+
+def _diary(world: dict[str, Any], n: int) -> None:
+    from tests.api.conftest import diary_entry
+
+    start = world.setdefault("next_day", 1)
+    for day in range(start, start + n):
+        diary_entry(world["char"], day)
+    world["next_day"] = start + n
+
+
+def _requests(world: dict[str, Any], n: int) -> None:
+    from escenas import selectors, services
+    from personajes.models import Trait
+
+    access = selectors.scene_get_for_user(
+        campaign=world["campaign"], pk=world["story"].pk, user=world["master"]
+    )
+    trait = Trait.objects.get(campaign=world["campaign"], slug="percepcion")
+    for _ in range(n):
+        services.roll_request_create(
+            access=access, master=world["master"], character=world["char"], trait=trait
+        )
+
+
+CASES = {
+    "campaigns": ListCase(
+        "/api/v1/campaigns/?role=master",
+        "master",
+        _campaigns,
+        4,
+        "session, user, count, page (with my role as a subquery)",
+    ),
+    "settlements": ListCase(
+        "/api/v1/campaigns/la-campana/settlements/",
+        "master",
+        _settlements,
+        4,
+        "session, user, campaign, settlements (statuses computed in Python)",
+    ),
+    "campaign characters": ListCase(
+        "/api/v1/campaigns/la-campana/characters/",
+        "master",
+        _characters,
+        6,
+        "session, user, campaign, my role, count, page (campaign and player joined)",
+    ),
+    "my characters": ListCase(
+        "/api/v1/characters/", "player_a", _characters, 4, "session, user, count, page"
+    ),
+    "character rolls": ListCase(
+        "/api/v1/characters/{char}/rolls/",
+        "master",
+        _rolls,
+        8,
+        "session, user, character (campaign, player joined), the master check inside "
+        "character_get_for_user, can_see_private's own check (the page makes both too), "
+        "my role (hidden rolls are the master's), count, page (made_by, trait, campaign "
+        "joined)",
+    ),
+    "tokens": ListCase("/api/v1/tokens/", "player_a", _tokens, 4, "session, user, count, page"),
+    "scenes": ListCase(
+        "/api/v1/campaigns/la-campana/scenes/",
+        "player_a",
+        _scenes,
+        7,
+        "session, user, campaign, viewer (role, characters), scenes with unread counts, "
+        "participants, last posts",
+    ),
+    "posts": ListCase(
+        "/api/v1/scenes/{story}/posts/",
+        "player_a",
+        _posts,
+        13,
+        "session, user, scene id→campaign, campaign, viewer (2), scene, participants, "
+        "last read, page of posts (no count: cursor), their rolls, whisper recipients, the "
+        "rolls' makers",
+    ),
+    "diary posts": ListCase(
+        "/api/v1/characters/{char}/diary/posts/",
+        "player_a",
+        _diary_posts,
+        12,
+        "session, user, character, role checks, diary scene id, viewer (2), scene, "
+        "last read, page of posts, rolls, recipients",
+    ),
+    "diary": ListCase(
+        "/api/v1/characters/{char}/diary/",
+        "player_a",
+        _diary,
+        7,
+        "session, user, character, role checks, ETag aggregate, last tick, count, page",
+    ),
+    "roll requests": ListCase(
+        "/api/v1/scenes/{story}/roll-requests/",
+        "master",
+        _requests,
+        9,
+        "session, user, scene id→campaign, campaign, viewer (2), scene, participants, "
+        "the requests (trait and character joined)",
+    ),
+}
+
+
+@pytest.fixture
+def list_world(campaign, master, player_a):
+    from personajes.models import Character
+    from tests.factories import CharacterFactory
+
+    char = CharacterFactory(
+        campaign=campaign,
+        player=player_a,
+        name="Ana",
+        status=Character.Status.APPROVED,
+        allocation={"fuerza": 2},
+    )
+    from escenas import services
+
+    story = services.scene_create(
+        campaign=campaign, master=master, title="La gasolinera", participants=[char]
+    )
+    return {
+        "campaign": campaign,
+        "master": master,
+        "player_a": player_a,
+        "char": char,
+        "story": story,
+        "diary_scene": services.diary_scene_for(char),
+    }
+
+
+def count_queries(client, url: str) -> tuple[int, int]:
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url)
+    assert response.status_code == 200, response.content[:300]
+    return len(ctx.captured_queries), len(response.json()["results"])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_list_query_count_does_not_grow_with_rows(list_world, name):
+    case = CASES[name]
+    url = case.url.format(char=list_world["char"].pk, story=list_world["story"].pk)
+    client = session_client(list_world[case.who])
+    # The first row (the fixture's own for some lists), then 19 more.
+    if name not in {"campaigns", "campaign characters", "my characters"}:
+        case.add(list_world, 1)
+    queries_1, rows_1 = count_queries(client, url)
+    case.add(list_world, 19)
+    queries_20, rows_20 = count_queries(client, url)
+    assert rows_1 >= 1 and rows_20 == rows_1 + 19
+    assert queries_1 == queries_20, (
+        f"{name}: {queries_1} queries for {rows_1} rows, {queries_20} for {rows_20}"
+    )
+    assert queries_20 == case.budget, f"{name}: {queries_20} queries; budget: {case.queries}"
