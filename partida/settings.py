@@ -29,6 +29,10 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from here, not a CDN
     "mundo",
     "personajes",
     "escenas",
@@ -134,11 +138,88 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+# Beat's one entry: every few minutes, advance the campaigns whose local tick time has passed
+# (mundo.schedule decides "due" in each campaign's own time zone, so the interval only bounds
+# the delay). PARTIDA_BEAT_INTERVAL_S shortens it for the integration test.
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "advance-due-campaigns": {
+        "task": "partida.advance_due_campaigns",
+        "schedule": float(env_int("PARTIDA_BEAT_INTERVAL_S", 300)),
+    },
+    # Scenes: the daily e-mail digest (safe to run twice: escenas.services.digests_send).
+    "send-daily-digests": {"task": "escenas.send_digests", "schedule": 24 * 3600.0},
+}
+# Scenes: absolute links in e-mails (the site's public address, no trailing slash).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
+
+# REST API (/api/v1/, partida/api.py): session or per-user tokens (partida.authentication),
+# throttled per token, per user and per anonymous IP (partida.throttling). Views decide who may
+# see what through each app's selectors, so the default permission is AllowAny.
+REST_FRAMEWORK = {
+    "DEFAULT_VERSIONING_CLASS": "rest_framework.versioning.NamespaceVersioning",
+    "ALLOWED_VERSIONS": ["v1"],
+    "DEFAULT_VERSION": "v1",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "partida.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "partida.throttling.ApiClientThrottle",
+        "partida.throttling.ApiUserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_RATE_ANON", "60/min"),
+        "token": env_str("API_RATE_TOKEN", "120/min"),
+        "session": env_str("API_RATE_SESSION", "120/min"),
+        "user": env_str("API_RATE_USER", "300/min"),
+    },
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "partida.api.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Partida API",
+    "VERSION": "1",
+    "DESCRIPTION": (
+        "Read what your user may read in Partida's campaigns (campaigns, settlements, "
+        "characters, diaries, scenes, posts, rolls) and post with a roll, with exactly your "
+        "user's rights: the same permission checks as the pages.\n\n"
+        "**Authentication**: a browser session (unsafe methods need the CSRF token), or an API "
+        "token made on the profile page (/cuentas/perfil/) sent as `Authorization: Token <key>` "
+        "or `Authorization: Bearer <key>`. A revoked or unknown token gets 401.\n\n"
+        "**Language**: messages are in Spanish whatever `Accept-Language` says; send the cookie "
+        "`django_language=en` for English (the site's language switch sets it).\n\n"
+        "**Errors**: 400 with `{field: [messages]}` (unknown fields are refused by name), 401 "
+        "not authenticated or bad token, 403 authenticated but not allowed, 404 not found or not "
+        "visible to you (hidden things are not revealed), 429 throttled (see `Retry-After`).\n\n"
+        "**Units**: energy kcal, water L, sleep h, probabilities and thresholds %, areas m², "
+        "temperatures °C, in-game days are integers (day 0 = the apocalypse)."
+    ),
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SCHEMA_PATH_PREFIX": "/api/v1/",
+    "COMPONENT_SPLIT_REQUEST": True,
+    # URL ids are 1..18 digits (mundo.converters.IdConverter): integers that fit 64 bits.
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999}
+    },
+    "ENUM_NAME_OVERRIDES": {
+        "RollKindEnum": "personajes.models.Roll.Kind",
+        "ItemKindEnum": "personajes.models.ItemType.Kind",
+        "SceneKindEnum": "escenas.models.Scene.Kind",
+        "VoiceEnum": "escenas.models.Post.Voice",
+    },
 }

@@ -76,3 +76,28 @@ def pytest_configure(config):
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _celery_tasks_in_process(request):
+    """Run Celery tasks in the test process, as the embedded default does.
+
+    CI sets REDIS_URL, which makes tasks go to the broker; tests that check what a task does
+    (e-mails, diary posts) must not depend on a worker being there. Only the tests marked
+    ``redis`` talk to a real worker and keep the real broker.
+    """
+    if not request.config.pluginmanager.hasplugin("django") or request.node.get_closest_marker(
+        "redis"
+    ):
+        yield
+        return
+    from partida.celery import app
+
+    # Read the app's configuration before overriding the setting: Celery loads it from the
+    # settings on first access, and must not take the override as its own default.
+    before = (app.conf.task_always_eager, app.conf.task_eager_propagates)
+    settings = request.getfixturevalue("settings")
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    app.conf.update(task_always_eager=True, task_eager_propagates=True)
+    yield
+    app.conf.update(task_always_eager=before[0], task_eager_propagates=before[1])

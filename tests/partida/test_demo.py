@@ -1,5 +1,6 @@
 """``manage.py cargar_demo``: the rulebook's campaign, loaded idempotently."""
 
+import datetime
 from io import StringIO
 
 import pytest
@@ -9,6 +10,16 @@ from django.test import Client
 
 from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
+from personajes.mapping import allocation
+from personajes.models import (
+    Character,
+    InventoryItem,
+    ItemType,
+    Roll,
+    SheetChange,
+    Trait,
+    TraitValue,
+)
 
 
 def load_demo() -> str:
@@ -21,7 +32,9 @@ def load_demo() -> str:
 def test_demo_loads_the_rulebook_places_on_day_7():
     output = load_demo()
     campaign = Campaign.objects.get(slug="valle-gris")
+    # Today is day 7, as the rulebook; the demo world played days 4–6 to get here (issue 5).
     assert campaign.current_day == 7
+    assert campaign.current_date == datetime.date.today()
     assert campaign.is_public
     village = Settlement.objects.get(campaign=campaign, slug="villarejo")
     town = Settlement.objects.get(campaign=campaign, slug="robledo")
@@ -42,22 +55,29 @@ def test_demo_loads_the_rulebook_places_on_day_7():
 @pytest.mark.django_db
 def test_loading_the_demo_twice_duplicates_nothing():
     load_demo()
-    counts = (
-        Campaign.objects.count(),
-        Settlement.objects.count(),
-        Membership.objects.count(),
-        get_user_model().objects.count(),
-    )
+    models = [
+        Campaign,
+        Settlement,
+        Membership,
+        get_user_model(),
+        Trait,
+        ItemType,
+        Character,
+        TraitValue,
+        InventoryItem,
+        SheetChange,
+        Roll,
+    ]
+    counts = [m.objects.count() for m in models]
+    assert counts[4:8] == [10, 10, 3, 30]  # traits, items, characters, their trait values
+    quantities = sorted(InventoryItem.objects.values_list("quantity", flat=True))
     campaign = Campaign.objects.get(slug="valle-gris")
     campaign.current_day = 9  # days played since are not rewound by a second load
     campaign.save()
     load_demo()
-    assert (
-        Campaign.objects.count(),
-        Settlement.objects.count(),
-        Membership.objects.count(),
-        get_user_model().objects.count(),
-    ) == counts
+    assert [m.objects.count() for m in models] == counts
+    # Items are given once, when the character is made: a second load adds nothing.
+    assert sorted(InventoryItem.objects.values_list("quantity", flat=True)) == quantities
     assert Campaign.objects.get(slug="valle-gris").current_day == 9
 
 
@@ -67,3 +87,147 @@ def test_demo_campaign_page_is_public_and_shows_170_and_30():
     html = Client().get("/partidas/valle-gris/").content.decode()
     assert '<td class="num zombies">170</td>' in html
     assert '<td class="num survivors">30</td>' in html
+
+
+@pytest.mark.django_db
+def test_demo_characters_ana_and_bruno_approved_carla_waiting():
+    output = load_demo()
+    campaign = Campaign.objects.get(slug="valle-gris")
+    by_player = {c.player.username: c for c in Character.objects.filter(campaign=campaign)}
+    assert set(by_player) == {"ana", "bruno", "carla"}
+    assert by_player["ana"].status == Character.Status.APPROVED
+    assert by_player["bruno"].status == Character.Status.APPROVED
+    assert by_player["carla"].status == Character.Status.SUBMITTED
+    sheets = {player: allocation(c) for player, c in by_player.items()}
+    for player, points in sheets.items():
+        assert sum(points.values()) == 10, player  # R5: exactly 10 points
+        assert all(0 <= v <= 10 for v in points.values())
+    assert sheets["ana"] != sheets["bruno"]  # different builds
+    # Each has a few items; weapons carry R19's kinds and calibers.
+    for character in by_player.values():
+        assert InventoryItem.objects.filter(character=character, quantity__gt=0).exists()
+    assert ItemType.objects.get(campaign=campaign, name="Pistola 9 mm").caliber == "9mm"
+    assert ItemType.objects.get(campaign=campaign, name="Escopeta").caliber == "12g"
+    can = ItemType.objects.get(campaign=campaign, name="Lata de conservas")
+    assert (can.kcal_per_unit, can.perishable) == (400, False)
+    # The characters and carla's login are printed, and the login works.
+    for character in by_player.values():
+        assert character.name in output
+    assert "carla / partida-carla" in output
+    assert Client().login(username="carla", password="partida-carla")
+
+
+# --- the demo's world and its three days played (issue 5) --------------------------------------
+
+
+@pytest.mark.django_db
+def test_demo_world_has_places_shelters_and_three_days_of_diaries():
+    from mundo.models import DayTick, Location
+    from personajes.models import DiaryEntry, ShelterStash
+
+    load_demo()
+    campaign = Campaign.objects.get(slug="valle-gris")
+    places = {p.name: p for p in Location.objects.filter(settlement__campaign=campaign)}
+    assert {p.settlement.slug for p in places.values()} == {"villarejo", "robledo"}
+    shelters = [p for p in places.values() if p.kind == Location.Kind.SHELTER]
+    assert any(p.latrine_distance_m and p.latrine_distance_m >= 20 for p in shelters)
+    # One shelter has no toilet paper in its stash (R7).
+    paperless = [
+        s
+        for s in shelters
+        if not ShelterStash.objects.filter(shelter=s, item_type__kind="toilet_paper").exists()
+    ]
+    assert paperless
+    shop = next(p for p in places.values() if p.shop_type == "supermercado")
+    assert shop.discovered_day is None  # waiting for the master to discover it (R23)
+    assert any(p.kind == Location.Kind.DWELLING for p in places.values())
+    # Housed characters, and three days played with a diary row per living character and day.
+    lucia = Character.objects.get(campaign=campaign, name="Lucía Ferrer")
+    assert lucia.shelter is not None and lucia.shelter.kind == Location.Kind.SHELTER
+    assert list(DayTick.objects.filter(campaign=campaign).values_list("day", flat=True)) == [
+        7,
+        6,
+        5,
+    ]
+    assert sorted(DiaryEntry.objects.filter(character=lucia).values_list("day", flat=True)) == [
+        4,
+        5,
+        6,
+    ]
+
+
+@pytest.mark.django_db
+def test_loading_the_demo_twice_plays_the_days_once():
+    from mundo.models import DayTick, Location
+    from personajes.models import DiaryEntry, ShelterStash
+
+    load_demo()
+    counts = [
+        m.objects.count() for m in (DayTick, DiaryEntry, Location, ShelterStash, InventoryItem)
+    ]
+    stash = sorted(ShelterStash.objects.values_list("quantity", flat=True))
+    load_demo()
+    assert [
+        m.objects.count() for m in (DayTick, DiaryEntry, Location, ShelterStash, InventoryItem)
+    ] == counts
+    assert sorted(ShelterStash.objects.values_list("quantity", flat=True)) == stash
+    assert Campaign.objects.get(slug="valle-gris").current_day == 7
+
+
+@pytest.mark.django_db
+def test_demo_history_page_shows_a_days_tables():
+    load_demo()
+    html = Client().get("/partidas/valle-gris/dias/6/").content.decode()
+    assert "Lucía Ferrer" in html
+    assert "Tomás Vidal" in html
+    assert "2000 / 2000" in html
+
+
+@pytest.mark.django_db
+def test_demo_scenes_have_the_play_loop(mailoutbox):
+    # Scenes (issue 4): a public story scene with the two approved characters, posts with an
+    # action roll (the door, 30 %), an event roll (26 %), a free dice roll, an action roll
+    # waiting for its threshold, a pending roll request, a whisper and a note; the off-topic.
+    from escenas.models import Post, RollRequest, Scene
+
+    output = load_demo()
+    campaign = Campaign.objects.get(slug="valle-gris")
+    story = Scene.objects.get(campaign=campaign, kind="story")
+    assert sorted(c.name for c in story.participants.all()) == ["Lucía Ferrer", "Tomás Vidal"]
+    kinds = sorted(
+        pr.roll.kind for p in story.posts.all() for pr in p.post_rolls.select_related("roll")
+    )
+    assert kinds == ["action", "action", "event", "expression"]
+    assert story.posts.filter(is_whisper=True).count() == 1
+    assert story.posts.exclude(note_to_master="").count() == 1
+    assert RollRequest.objects.filter(scene=story, fulfilled_roll__isnull=True).count() == 1
+    assert Scene.objects.filter(campaign=campaign, kind="offtopic").count() == 1
+    assert Post.objects.filter(scene__kind="offtopic", campaign=campaign).count() == 2
+    assert "La gasolinera de la N-420" in output
+    assert mailoutbox == []  # the demo's history is not e-mailed
+    # Anonymous visitors read the public scene, without the whisper or the note.
+    html = Client().get(story.get_absolute_url()).content.decode()
+    assert "Lucía mete la palanca" in html
+    assert "He oído algo en el almacén" not in html
+    assert "me guardo dos cartuchos" not in html
+
+
+@pytest.mark.django_db
+def test_loading_the_demo_twice_duplicates_no_post_or_roll():
+    from escenas.models import Post, RollRequest, Scene
+    from personajes.models import Roll
+
+    load_demo()
+    counts = (
+        Post.objects.count(),
+        Roll.objects.count(),
+        RollRequest.objects.count(),
+        Scene.objects.count(),
+    )
+    load_demo()
+    assert (
+        Post.objects.count(),
+        Roll.objects.count(),
+        RollRequest.objects.count(),
+        Scene.objects.count(),
+    ) == counts

@@ -27,12 +27,16 @@ def test_the_suite_uses_the_database_of_database_url():
 
 
 def test_redis_is_the_cache_and_broker_when_redis_url_is_set():
+    # The settings module as configured from the environment (tests run tasks in-process on
+    # top of it: see tests/conftest.py).
+    from partida import settings as configured
+
     if os.environ.get("REDIS_URL"):
         assert settings.CACHES["default"]["BACKEND"].endswith("RedisCache")
-        assert settings.CELERY_BROKER_URL.startswith("redis://")
-        assert settings.CELERY_TASK_ALWAYS_EAGER is False
+        assert configured.CELERY_BROKER_URL.startswith("redis://")
+        assert configured.CELERY_TASK_ALWAYS_EAGER is False
     else:
-        assert settings.CELERY_TASK_ALWAYS_EAGER is True
+        assert configured.CELERY_TASK_ALWAYS_EAGER is True
 
 
 def test_import_contracts_are_kept():
@@ -129,3 +133,15 @@ def test_health_check_answers_ok(client, db):
     response = client.get("/salud/")
     assert response.status_code == 200
     assert response.content == b"ok"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/personajes/99999999999999999999999/",
+        "/partidas/x/mensajes/99999999999999999999999/",
+        "/api/v1/characters/99999999999999999999999/",
+    ],
+)
+def test_ids_too_large_for_the_database_are_404_not_500(client, db, url):
+    assert client.get(url).status_code == 404

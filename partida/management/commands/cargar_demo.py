@@ -1,17 +1,31 @@
 """``manage.py cargar_demo``: load the demo campaign, idempotently.
 
 Running it twice changes nothing the second time: every object is found by a natural key
-(username, campaign slug, settlement slug) and updated in place.
+(username, campaign slug, settlement slug, item name, (campaign, player, character name)) and
+updated in place. Characters are made through the services (creation, sheet, review), as a
+player and the master would, only the first time: a second run leaves them as play left them.
 """
 
 import datetime
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
+from mundo.services import ServiceError
+from partida import demo_escenas, demo_mundo
+from personajes.models import Character, ItemType
+from personajes.selectors import sheet_rows
+from personajes.services import (
+    campaign_traits,
+    character_create,
+    inventory_add,
+    sheet_review,
+    sheet_save,
+)
 
 DEMO_CAMPAIGN = "valle-gris"
 # (username, password, role, is_staff)
@@ -19,8 +33,102 @@ DEMO_USERS = [
     ("master", "partida-master", Membership.Role.MASTER, True),
     ("ana", "partida-ana", Membership.Role.PLAYER, False),
     ("bruno", "partida-bruno", Membership.Role.PLAYER, False),
+    ("carla", "partida-carla", Membership.Role.PLAYER, False),
 ]
-DEMO_DAY = 7  # the rulebook's campaign starts one week after the apocalypse
+# The rulebook's campaign starts one week after the apocalypse, and today is that day 7: the
+# demo is created on day 4 and demo_mundo plays days 4, 5 and 6, so that a newcomer finds
+# three diary rows per character and the rulebook's figures (170 zombies, 30 survivors).
+DEMO_DAY = 7
+
+_K = ItemType.Kind
+_W = ItemType.WeaponKind
+# The item catalogue: name, kind, unit, kcal per unit, litres per unit, weapon kind, caliber
+# (RULES.md R19's slugs, reglas/data/combat.json). Canned food and bars keep (perishable=False).
+DEMO_ITEMS = [
+    ("Lata de conservas", _K.FOOD, "lata", 400, 0, "", ""),
+    ("Barrita energética", _K.FOOD, "barrita", 250, 0, "", ""),
+    ("Botella de agua", _K.WATER, "botella de 1,5 L", 0, 1.5, "", ""),
+    ("Rollo de papel higiénico", _K.TOILET_PAPER, "rollo", 0, 0, "", ""),
+    ("Dosis de antibiótico", _K.MEDICINE, "dosis", 0, 0, "", ""),
+    ("Cuchillo de cocina", _K.WEAPON, "unidad", 0, 0, _W.UTENSIL, ""),
+    ("Bate de béisbol", _K.WEAPON, "unidad", 0, 0, _W.PSEUDO_WEAPON, ""),
+    ("Machete", _K.WEAPON, "unidad", 0, 0, _W.HEAVY_BLADE, ""),
+    ("Pistola 9 mm", _K.WEAPON, "unidad", 0, 0, _W.FIREARM_ONE_HANDED, "9mm"),
+    ("Escopeta", _K.WEAPON, "unidad", 0, 0, _W.FIREARM_TWO_HANDED, "12g"),
+]
+# One character per demo player: (player, name, concept, 10 points (R5), status, items).
+DEMO_CHARACTERS = [
+    (
+        "ana",
+        "Lucía Ferrer",
+        "Bombera de Villarejo. Fuerte, terca y acostumbrada a entrar donde otros salen.",
+        {"fuerza": 3, "resistencia": 2, "pelea": 2, "armas_cac": 3},
+        Character.Status.APPROVED,
+        [("Machete", 1), ("Lata de conservas", 3), ("Botella de agua", 2)],
+    ),
+    (
+        "bruno",
+        "Tomás Vidal",
+        "Cazador de Robledo. Habla poco, ve lejos y no falla dos veces.",
+        {"percepcion": 2, "sigilo": 3, "armas_distancia": 3, "supervivencia": 2},
+        Character.Status.APPROVED,
+        [
+            ("Escopeta", 1),
+            ("Barrita energética", 4),
+            ("Botella de agua", 1),
+            ("Rollo de papel higiénico", 1),
+        ],
+    ),
+    (
+        "carla",
+        "Elena Soto",
+        "Enfermera del centro de salud; salió con lo que cabía en la mochila.",
+        {"medicina": 4, "agilidad": 2, "percepcion": 2, "resistencia": 2},
+        Character.Status.SUBMITTED,  # waiting for the master's approval
+        [("Dosis de antibiótico", 3), ("Cuchillo de cocina", 1)],
+    ),
+]
+
+
+def load_characters(
+    campaign: Campaign, users: dict[str, AbstractBaseUser], master: AbstractBaseUser
+) -> list[Character]:
+    """The campaign's traits, item catalogue and demo characters (idempotent).
+
+    A character is found by (campaign, player, name); only a missing one is created, through
+    the services, with its items. Returns the demo characters.
+    """
+    campaign_traits(campaign=campaign)
+    items = {}
+    for name, kind, unit, kcal, litres, weapon_kind, caliber in DEMO_ITEMS:
+        items[name], _ = ItemType.objects.update_or_create(
+            campaign=campaign,
+            name=name,
+            defaults={
+                "kind": kind,
+                "unit": unit,
+                "kcal_per_unit": kcal,
+                "litres_per_unit": litres,
+                "perishable": False,
+                "weapon_kind": weapon_kind,
+                "caliber": caliber,
+            },
+        )
+    characters = []
+    for username, name, concept, points, status, inventory in DEMO_CHARACTERS:
+        player = users[username]
+        character = Character.objects.filter(campaign=campaign, player=player, name=name).first()
+        if character is None:
+            character = character_create(
+                campaign=campaign, player=player, name=name, concept=concept
+            )
+            character = sheet_save(character=character, user=player, allocation=points, submit=True)
+            if status == Character.Status.APPROVED:
+                character = sheet_review(character=character, master=master, approve=True)
+            for item_name, quantity in inventory:
+                inventory_add(character=character, item_type=items[item_name], quantity=quantity)
+        characters.append(character)
+    return characters
 
 
 class Command(BaseCommand):
@@ -59,7 +167,7 @@ class Command(BaseCommand):
             create_defaults={
                 **details,
                 "apocalypse_date": datetime.date.today() - datetime.timedelta(days=DEMO_DAY),
-                "current_day": DEMO_DAY,
+                "current_day": DEMO_DAY - demo_mundo.DAYS_PLAYED,
             },
         )
         for username, _password, role, _staff in DEMO_USERS:
@@ -79,6 +187,17 @@ class Command(BaseCommand):
                 defaults={"name": name, "population": population, "area_m2": area},
             )
 
+        try:
+            characters = load_characters(campaign, users, users["master"])
+        except ServiceError as exc:
+            # E.g. a demo player already made another living character by hand.
+            self.stderr.write(f"Personajes de demostración no cargados: {' '.join(exc.messages)}")
+            characters = []
+
+        # The world (places, shelters, stashes) and three days already played (issue 5): after
+        # the characters, so that they are housed and their diaries have rows.
+        demo_mundo.load(campaign, self.stdout)
+
         self.stdout.write(self.style.SUCCESS(f"Partida de demostración: {campaign.name}"))
         self.stdout.write(f"  Día {campaign.current_day} ({campaign.current_date.isoformat()})")
         for settlement in campaign.settlements.all():
@@ -91,3 +210,11 @@ class Command(BaseCommand):
         self.stdout.write("Usuarios (usuario / contraseña):")
         for username, password, role, _staff in DEMO_USERS:
             self.stdout.write(f"  {username} / {password}  ({Membership.Role(role).label})")
+        self.stdout.write("Personajes:")
+        for character in characters:
+            build = ", ".join(f"{r.trait.name} {r.value}" for r in sheet_rows(character) if r.value)
+            self.stdout.write(
+                f"  {character.name} ({character.player.username}, "
+                f"{character.get_status_display()}): {build}"
+            )
+        demo_escenas.load(campaign, self.stdout)  # the scenes (issue 4), after everything else
