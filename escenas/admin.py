@@ -58,7 +58,13 @@ class PostAdmin(admin.ModelAdmin):
     list_filter = ["voice", "is_whisper", "campaign"]
     search_fields = ["body", "speaker_name"]
     raw_id_fields = ["scene", "author", "character", "deleted_by", "campaign"]
-    readonly_fields = ["body_html", "note_html", "idempotency_key", "created_at", "edited_at"]
+    # A post changes only through the pages (escenas.services.post_edit: a revision is kept and
+    # the HTML re-rendered and sanitised); the admin reads it, and may delete it outright.
+    readonly_fields = [
+        "scene", "campaign", "author", "character", "voice", "speaker_name", "body", "body_html",
+        "by_master", "note_to_master", "note_html", "is_whisper", "whisper_to", "day",
+        "idempotency_key", "created_at", "updated_at", "edited_at", "edited_after_roll",
+    ]  # fmt: skip
     inlines = [PostRollInline, PostRevisionInline]
 
 

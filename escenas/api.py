@@ -680,10 +680,7 @@ class CharacterRollListView(generics.ListAPIView):
             return Roll.objects.none()
         user = self.request.user
         character = personajes_api.private_character_for_api(self.kwargs["pk"], user)
-        rolls = personajes_selectors.character_rolls(character).select_related("campaign")
-        if mundo_selectors.campaign_role(character.campaign, user) != Membership.Role.MASTER:
-            rolls = rolls.exclude(post_roll__hidden=True)
-        return rolls
+        return personajes_selectors.character_rolls(character, user)
 
 
 class RollRequestSerializer(serializers.ModelSerializer):

@@ -15,7 +15,6 @@ from django.utils.translation import gettext_lazy as _
 from escenas import selectors
 from escenas.models import BODY_MAX_CHARS, NOTE_MAX_CHARS, NotificationPreference, Post, Scene
 from escenas.services import RollSpec
-from mundo.services import ServiceError
 from personajes.models import Character, Roll, Trait
 
 ROLL_NONE = ""
@@ -24,16 +23,6 @@ ROLL_NONE = ""
 def new_idempotency_key() -> str:
     """A fresh key for a post form (uuid4 hex, 32 characters)."""
     return uuid.uuid4().hex
-
-
-def add_service_errors(form: forms.Form, exc: ServiceError) -> None:
-    """Put a ServiceError's messages on ``form``: known fields next to the field, the rest on
-    top."""
-    if not hasattr(exc, "error_dict"):
-        form.add_error(None, exc.messages)
-        return
-    for key, messages in exc.message_dict.items():
-        form.add_error(key if key in form.fields else None, messages)
 
 
 class PostForm(forms.Form):

@@ -56,8 +56,10 @@ from mundo.services import ServiceError
 from personajes import services as personajes_services
 from personajes.models import Character, Roll, Trait
 
-KEY_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{8,64}")
-"""An idempotency key: 8–64 characters of letters, digits and ``_.:-`` (a uuid4 hex fits)."""
+KEY_PATTERN = re.compile(r"[A-Za-z0-9_.-]{8,64}")
+"""A client's idempotency key: 8–64 characters of letters, digits and ``_.-`` (a uuid4 hex
+fits). No ``:``: keys with a colon are the server's own (``DIARY_KEY``), so a player cannot
+take the key of a diary post the tick will write and make the tick skip it."""
 NPC_NAME_MAX = 80
 DIARY_KEY = "diario:{day}"
 """Idempotency key of the tick's diary post of a day (one per diary scene and day)."""

@@ -26,6 +26,7 @@ from escenas import forms, selectors, services
 from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
+from mundo.forms import add_service_errors
 from mundo.selectors import campaign_get_for_user
 from mundo.services import ServiceError
 from personajes.models import Trait
@@ -206,6 +207,8 @@ def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     started = timezone.now()
     try:
         after = max(0, int(request.GET.get("after", "0")))
+        if after >= 2**63:  # beyond any id: the database would overflow, not answer
+            raise OverflowError
         since = datetime.datetime.fromtimestamp(
             float(request.GET.get("since", "0")), tz=datetime.UTC
         )
@@ -251,7 +254,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         try:
             post = services.post_create(access=access, author=request.user, **form.service_kwargs())
         except ServiceError as exc:
-            forms.add_service_errors(form, exc)
+            add_service_errors(form, exc)
         else:
             if _is_htmx(request):
                 fresh = _post_form(request, access)
@@ -401,7 +404,7 @@ def post_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                 note_to_master=form.cleaned_data.get("note_to_master", post.note_to_master),
             )
         except ServiceError as exc:
-            forms.add_service_errors(form, exc)
+            add_service_errors(form, exc)
         else:
             messages.success(request, _("Post edited. Its rolls have not changed."))
             return redirect(post.get_absolute_url())
@@ -552,7 +555,7 @@ def scene_create(request: HttpRequest, slug: str) -> HttpResponse:
                 participants=data["participants"],
             )
         except ServiceError as exc:
-            forms.add_service_errors(form, exc)
+            add_service_errors(form, exc)
         else:
             messages.success(request, _("Scene created."))
             return redirect(scene)
@@ -589,7 +592,7 @@ def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                 participants=data["participants"],
             )
         except ServiceError as exc:
-            forms.add_service_errors(form, exc)
+            add_service_errors(form, exc)
         else:
             messages.success(request, _("Scene saved."))
             return redirect(scene)

@@ -156,17 +156,6 @@ def invitation_detail(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
-def _add_service_errors(form: Any, exc: services.ServiceError) -> None:
-    """Put a service's errors back on the form: on their field when it has one."""
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.message_dict.items():
-            for message in errors:
-                form.add_error(field if field in form.fields else None, message)
-    else:
-        for message in exc.messages:
-            form.add_error(None, message)
-
-
 def _world_forms(campaign: Campaign, data: Any = None, action: str | None = None) -> dict[str, Any]:
     """The master's world forms; only the posted one is bound."""
 
@@ -255,7 +244,7 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             try:
                 message, _roll = _run_world_action(action, form, campaign, request.user)
             except services.ServiceError as exc:
-                _add_service_errors(form, exc)
+                forms.add_service_errors(form, exc)
             else:
                 messages.success(request, message)
                 return redirect("mundo:world", slug=campaign.slug)

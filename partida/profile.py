@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -11,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
+from mundo.forms import add_service_errors
 from mundo.services import ServiceError
 from partida import services
 from partida.models import ApiToken
@@ -38,7 +41,9 @@ def profile(request: HttpRequest) -> HttpResponse:
         if "revoke" in request.POST:
             revoke_id = request.POST["revoke"]
             token = get_object_or_404(
-                ApiToken, pk=revoke_id if revoke_id.isdigit() else 0, user=request.user
+                ApiToken,
+                pk=int(revoke_id) if re.fullmatch(r"[0-9]{1,18}", revoke_id) else 0,
+                user=request.user,
             )
             services.token_revoke(token=token, user=request.user)
             messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
@@ -47,9 +52,7 @@ def profile(request: HttpRequest) -> HttpResponse:
             try:
                 made = services.token_create(user=request.user, name=form.cleaned_data["name"])
             except ServiceError as exc:
-                for field, problems in exc.message_dict.items():
-                    for problem in problems:
-                        form.add_error(None if field == "__all__" else field, problem)
+                add_service_errors(form, exc)
             else:
                 new_key = made.key
                 form = TokenForm()

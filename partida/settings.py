@@ -15,10 +15,26 @@ from partida.env import env_bool, env_int, env_list, env_str
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 DEBUG = env_bool("DEBUG", default=False)
-# Unset only on a development machine (demo, tests); docker-compose.yml and production set it.
-SECRET_KEY = env_str("SECRET_KEY") or "partida-insecure-development-key-do-not-use-in-production"
+# The fallback key is for the embedded default only (no DATABASE_URL: the demo and a fresh
+# machine's tests) or DEBUG. A real deployment (a DATABASE_URL) must set SECRET_KEY: starting
+# it with a key everyone can read in this file would let anyone forge sessions.
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if env_str("DATABASE_URL") and not DEBUG:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DATABASE_URL is (e.g. "
+            "SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))'))"
+        )
+    SECRET_KEY = "partida-insecure-development-key-do-not-use-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Behind HTTPS (HTTPS=1): secure cookies, redirect to https, HSTS; the proxy says the scheme.
+HTTPS = env_bool("HTTPS", default=False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 3600 if HTTPS else 0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

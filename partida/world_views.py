@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from mundo import selectors
+from mundo.forms import add_service_errors
 from mundo.models import DayTick
 from mundo.services import ServiceError
 
@@ -87,19 +88,25 @@ def advance_status(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def campaign_day(request: HttpRequest, slug: str, day: int) -> HttpResponse:
-    """A past campaign-day: weather, outages, populations, deaths and each character's diary
-    table (R25). Players see every table of the day: diaries are the campaign's chronicle."""
+    """A past campaign-day: weather, outages, populations, deaths, and the diary tables (R25)
+    the reader may see: every character's for the master, a player's own characters' for a
+    player (a diary is its player's and the master's only, as on the diary page and the API).
+    Deaths are public news: everyone who reads the campaign sees who died and how."""
     from personajes.models import DiaryEntry
 
     campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
     if day < 0 or day > campaign.current_day:
         raise Http404("No such day")
     history = selectors.day_history(campaign, day)
-    entries = list(
+    day_entries = list(
         DiaryEntry.objects.filter(character__campaign=campaign, day=day)
         .select_related("character")
         .order_by("character__name")
     )
+    if selectors.campaign_role(campaign, request.user) == "master":
+        entries = day_entries
+    else:
+        entries = [e for e in day_entries if e.character.player_id == request.user.pk]
     return render(
         request,
         "mundo/day_detail.html",
@@ -107,7 +114,7 @@ def campaign_day(request: HttpRequest, slug: str, day: int) -> HttpResponse:
             "campaign": campaign,
             "history": history,
             "entries": entries,
-            "deaths": [e for e in entries if e.status in ("dead", "risen")],
+            "deaths": [e for e in day_entries if e.status in ("dead", "risen")],
             "previous": day - 1 if day > 0 else None,
             "next": day + 1 if day + 1 < campaign.current_day else None,
         },
@@ -130,12 +137,7 @@ def day_record(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             days.day_record_save(character=character, user=request.user, **data)
         except ServiceError as exc:
-            for field, errors in exc.message_dict.items() if hasattr(exc, "error_dict") else []:
-                for message in errors:
-                    form.add_error(field if field in form.fields else None, message)
-            if not hasattr(exc, "error_dict"):
-                for message in exc.messages:
-                    form.add_error(None, message)
+            add_service_errors(form, exc)
         else:
             messages.success(
                 request,

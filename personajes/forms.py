@@ -15,6 +15,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from mundo import forms as mundo_forms
 from mundo.services import ServiceError
 from personajes import services
 from personajes.mapping import CONDITION_FIELDS
@@ -29,21 +30,14 @@ def trait_field_name(slug: str) -> str:
 
 
 def add_service_errors(form: forms.Form, exc: ServiceError) -> None:
-    """Put a ServiceError's messages on ``form``, next to the field they are about.
-
-    Keys that are trait slugs go to that trait's field; ``__all__`` and unknown keys become
-    errors of the whole form (shown on top).
-    """
-    if not hasattr(exc, "error_dict"):
-        form.add_error(None, exc.messages)
-        return
-    for key, messages in exc.message_dict.items():
-        field = None
-        if key in form.fields:
-            field = key
-        elif trait_field_name(key) in form.fields:
-            field = trait_field_name(key)
-        form.add_error(field, messages)
+    """Put a ServiceError's messages on ``form``: a trait slug's next to that trait's input,
+    the rest as :func:`mundo.forms.add_service_errors` does."""
+    field_for = {
+        key: trait_field_name(key)
+        for key in getattr(exc, "error_dict", {})
+        if key not in form.fields and trait_field_name(key) in form.fields
+    }
+    mundo_forms.add_service_errors(form, exc, field_for)
 
 
 def _trait_field(trait: Trait, *, maximum: int | None, htmx_url: str | None) -> forms.Field:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Case, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value, When
+from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
@@ -216,7 +216,31 @@ def character_history(character: Character) -> QuerySet[SheetChange]:
     return SheetChange.objects.filter(character=character).select_related("changed_by")
 
 
-def character_rolls(character: Character) -> QuerySet[Roll]:
-    """The character's rolls, newest first, with ``made_by`` and ``trait`` (select_related).
-    One query. Private: show it only when ``can_see_private``."""
-    return Roll.objects.filter(character=character).select_related("made_by", "trait")
+def character_rolls(character: Character, user: AnyUser | None) -> QuerySet[Roll]:
+    """The character's rolls that ``user`` may see, newest first, with ``made_by``, ``trait``
+    and ``campaign`` (select_related). One query (plus the role check).
+
+    The campaign's master sees every roll. Anyone else (call it only when ``can_see_private``)
+    does not see the rolls the post pages hide from them: a master-only roll, a roll in a
+    deleted post, a roll in a whisper they neither wrote nor received. Rolls made from the
+    sheet (no post) are the owner's. The post link is looked up by name (``post_roll`` is
+    escenas.PostRoll's reverse accessor): personajes may not import escenas, and the rule must
+    hold on the sheet page, the roll page and the API alike.
+    """
+    rolls = Roll.objects.filter(character=character).select_related("made_by", "trait", "campaign")
+    if (
+        user is not None
+        and user.is_authenticated
+        and (
+            Membership.objects.filter(
+                campaign_id=character.campaign_id, user=user, role=Membership.Role.MASTER
+            ).exists()
+        )
+    ):
+        return rolls
+    hidden = Q(post_roll__hidden=True) | Q(post_roll__post__deleted_at__isnull=False)
+    whisper = Q(post_roll__post__is_whisper=True)
+    if user is not None and user.is_authenticated:
+        readable_whisper = Q(post_roll__post__author=user) | Q(post_roll__post__whisper_to=user)
+        whisper &= ~Q(pk__in=Roll.objects.filter(readable_whisper).values("pk"))
+    return rolls.exclude(hidden | whisper)

@@ -17,6 +17,7 @@ Views stay thin: they fetch through permission-checked selectors, call one servi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlencode
 
@@ -215,7 +216,7 @@ def _detail_context(
             "disease_points": disease_points,
             "disease_breakdown": disease_breakdown,
             "inventory": list(selectors.character_inventory(character)),
-            "rolls": list(selectors.character_rolls(character)[:RECENT_ROLLS]),
+            "rolls": list(selectors.character_rolls(character, request.user)[:RECENT_ROLLS]),
             "changes": _recent_changes(character),
         }
     return context
@@ -323,7 +324,7 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
                 data["dirt_sensitive"] = "on"
             else:
                 data.pop("dirt_sensitive", None)
-    shown = _shown_roll(character, request.GET.get("tirada"))
+    shown = _shown_roll(character, request.user, request.GET.get("tirada"))
     first = next((t for t in traits if t.slug == request.GET.get("rasgo")), None) or (
         traits[0] if traits else None
     )
@@ -376,11 +377,11 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _shown_roll(character: Character, roll_id: str | None) -> Roll | None:
-    """The character's roll with this id (just made), or None."""
-    if not roll_id or not roll_id.isdigit():
+def _shown_roll(character: Character, user: Any, roll_id: str | None) -> Roll | None:
+    """The character's roll with this id (just made) if ``user`` may see it, or None."""
+    if not roll_id or not re.fullmatch(r"[0-9]{1,18}", roll_id):
         return None
-    return selectors.character_rolls(character).filter(pk=int(roll_id)).first()
+    return selectors.character_rolls(character, user).filter(pk=int(roll_id)).first()
 
 
 def _roll_preview(

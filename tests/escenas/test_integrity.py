@@ -329,6 +329,14 @@ def test_hidden_rolls_are_the_masters_only(story, master, player_a, char_a):
     master_html = client_for(master).get(story.get_absolute_url()).content.decode()
     assert "Percepción 1" in master_html
     assert all(f'">{d}</li>' in master_html for d in roll.dice)
+    # Nor on the character's own sheet, its roll page or the API: one selector for all.
+    sheet = client_for(player_a).get(char_a.get_absolute_url())
+    assert roll not in sheet.context["rolls"]
+    roll_page = reverse("personajes:roll", kwargs={"pk": char_a.pk}) + f"?tirada={roll.pk}"
+    assert client_for(player_a).get(roll_page).context["roll"] is None
+    api = client_for(player_a).get(f"/api/v1/characters/{char_a.pk}/rolls/").json()
+    assert roll.pk not in [r["id"] for r in api["results"]]
+    assert roll in client_for(master).get(char_a.get_absolute_url()).context["rolls"]
 
 
 def test_roll_request_is_fulfilled_with_one_click(story, master, player_a, char_a):
@@ -412,3 +420,16 @@ def test_save_draft_button_without_javascript(story, player_a, char_a):
     assert response.status_code == 302
     assert Draft.objects.get().body == "Lo acabo luego"
     assert Post.objects.count() == 0 and Roll.objects.count() == 0
+
+
+def test_a_client_cannot_take_the_key_of_a_diary_post(story, player_a, char_a):
+    # The tick keys each diary post "diario:<day>"; a client key with a colon is refused, so
+    # no one can pre-empt (and so suppress) a day's diary post.
+    with pytest.raises(services.ServiceError):
+        services.post_create(
+            access=access_for(story, player_a),
+            author=player_a,
+            idempotency_key="diario:12",
+            body="x",
+        )
+    assert Post.objects.count() == 0

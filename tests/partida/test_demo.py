@@ -177,7 +177,12 @@ def test_loading_the_demo_twice_plays_the_days_once():
 @pytest.mark.django_db
 def test_demo_history_page_shows_a_days_tables():
     load_demo()
-    html = Client().get("/partidas/valle-gris/dias/6/").content.decode()
+    client = Client()
+    anonymous = client.get("/partidas/valle-gris/dias/6/")
+    assert anonymous.status_code == 200
+    assert anonymous.context["entries"] == []  # diaries are their players' and the master's
+    client.login(username="master", password="partida-master")
+    html = client.get("/partidas/valle-gris/dias/6/").content.decode()
     assert "Lucía Ferrer" in html
     assert "Tomás Vidal" in html
     assert "2000 / 2000" in html

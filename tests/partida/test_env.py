@@ -29,3 +29,20 @@ def test_env_int(monkeypatch):
 def test_env_list(monkeypatch):
     monkeypatch.setenv("X_HOSTS", "a.example, b.example,,")
     assert env_list("X_HOSTS", []) == ["a.example", "b.example"]
+
+
+def test_a_deployment_without_secret_key_refuses_to_start():
+    # With a DATABASE_URL (a real deployment) the built-in development key is refused.
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    env["DATABASE_URL"] = "postgres://nobody@127.0.0.1:1/none"
+    result = subprocess.run(
+        [sys.executable, "-c", "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = "
+         "'partida.settings'; django.setup()"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DATABASE_URL is" in result.stderr
