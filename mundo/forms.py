@@ -125,7 +125,11 @@ class RouteCheckForm(forms.Form):
     """A route across a settlement (R18): its length in m and the zombies' mode."""
 
     settlement = forms.ModelChoiceField(label=_("Settlement"), queryset=Settlement.objects.none())
-    path_m = forms.FloatField(label=_("Route length (m)"))
+    path_m = forms.FloatField(
+        label=_("Route length (m)"),
+        min_value=0,
+        max_value=100_000,  # a route, not a country
+    )
     mode = forms.ChoiceField(
         label=_("Mode"),
         choices=[("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))],

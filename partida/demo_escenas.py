@@ -129,7 +129,10 @@ def load(campaign: Campaign, stdout: Any) -> None:
         master,
         "demo-escena-03",
         voice="narrator",
-        body="La persiana cede con un chirrido que se oye en medio valle. ¿Hay alguien dentro?",
+        body=(
+            "A la primera o a la tercera, la persiana acaba cediendo con un chirrido que se oye "
+            "en medio valle. ¿Hay alguien dentro?"
+        ),
         roll=services.RollSpec(
             kind="event", probability=26, reason="¿Algún zombi en la tienda? (26 %)"
         ),

@@ -24,7 +24,10 @@ def percent(p: float | None, decimals: int = 0) -> str:
 @register.filter
 def dice_marks(roll: Roll) -> list[tuple[int, bool | None]]:
     """Each die of a stored roll with whether it succeeded (R1: die ≤ effective threshold);
-    None while the master has not set the threshold."""
+    None while the master has not set the threshold, and for the faces of a free dice
+    expression (R4), which are stored per term as ``{"expression", "faces", …}``."""
+    if roll.kind == Roll.Kind.EXPRESSION:
+        return [(int(face), None) for term in roll.dice for face in term.get("faces", ())]
     threshold = roll.effective_threshold
     return [(int(d), None if threshold is None else int(d) <= threshold) for d in roll.dice]
 

@@ -433,3 +433,35 @@ def test_a_client_cannot_take_the_key_of_a_diary_post(story, player_a, char_a):
             body="x",
         )
     assert Post.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "roll",
+    [
+        services.RollSpec(kind="expression", expression="3d100<=40 disparo"),
+        services.RollSpec(kind="expression", expression="1d6+2"),
+        services.RollSpec(kind="event", probability=26),
+    ],
+)
+def test_the_owners_sheet_shows_every_kind_of_roll(story, player_a, master, char_a, roll):
+    # An expression's dice are stored per term ({"expression", "faces", …}), not as ints.
+    services.post_create(
+        access=access_for(story, player_a),
+        author=player_a,
+        idempotency_key=new_key(),
+        voice="character",
+        character=char_a,
+        body="Tiro.",
+        roll=roll,
+    )
+    stored = Roll.objects.get()
+    for user in (player_a, master):
+        response = client_for(user).get(char_a.get_absolute_url())
+        assert response.status_code == 200
+        html = response.content.decode()
+        faces = (
+            [f for term in stored.dice for f in term["faces"]]
+            if stored.kind == "expression"
+            else stored.dice
+        )
+        assert all(f">{face}<" in html for face in faces)

@@ -75,6 +75,7 @@ DEMO_CHARACTERS = [
         [
             ("Escopeta", 1),
             ("Barrita energética", 4),
+            ("Lata de conservas", 8),
             ("Botella de agua", 1),
             ("Rollo de papel higiénico", 1),
         ],
@@ -85,7 +86,12 @@ DEMO_CHARACTERS = [
         "Enfermera del centro de salud; salió con lo que cabía en la mochila.",
         {"medicina": 4, "agilidad": 2, "percepcion": 2, "resistencia": 2},
         Character.Status.SUBMITTED,  # waiting for the master's approval
-        [("Dosis de antibiótico", 3), ("Cuchillo de cocina", 1)],
+        [
+            ("Dosis de antibiótico", 3),
+            ("Cuchillo de cocina", 1),
+            ("Lata de conservas", 5),
+            ("Botella de agua", 4),
+        ],
     ),
 ]
 
