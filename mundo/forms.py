@@ -125,11 +125,9 @@ class RouteCheckForm(forms.Form):
     """A route across a settlement (R18): its length in m and the zombies' mode."""
 
     settlement = forms.ModelChoiceField(label=_("Settlement"), queryset=Settlement.objects.none())
-    path_m = forms.FloatField(
-        label=_("Route length (m)"),
-        min_value=0,
-        max_value=100_000,  # a route, not a country
-    )
+    # The service refuses a negative length with its own message; 100 km is a route, not a
+    # country (beyond it the cells swept exceed any settlement's).
+    path_m = forms.FloatField(label=_("Route length (m)"), max_value=100_000)
     mode = forms.ChoiceField(
         label=_("Mode"),
         choices=[("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))],
