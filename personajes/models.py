@@ -481,5 +481,18 @@ class DiaryEntry(models.Model):
             models.UniqueConstraint(fields=["character", "day"], name="diary_entry_unique_day")
         ]
 
+    STATUS_LABELS = {
+        "alive": _("alive"),
+        "sick": _("sick"),
+        "infected": _("infected"),
+        "dead": _("dead"),
+        "risen": _("risen as a zombie"),
+    }
+
     def __str__(self) -> str:
         return f"{self.character} · {self.day}"
+
+    @property
+    def status_label(self) -> str:
+        """The status in the reader's language (``status`` keeps the stable slug)."""
+        return str(self.STATUS_LABELS.get(self.status, self.status))

@@ -186,6 +186,7 @@ def test_demo_history_page_shows_a_days_tables():
     assert "Lucía Ferrer" in html
     assert "Tomás Vidal" in html
     assert "2000 / 2000" in html
+    assert "<td>vivo" in html  # the status in Spanish, not the stored slug "alive"
 
 
 @pytest.mark.django_db
