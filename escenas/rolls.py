@@ -24,16 +24,16 @@ from mundo.models import Campaign
 from mundo.services import ServiceError
 from personajes.models import Character, Roll
 from reglas import ENGINE_VERSION
-from reglas.core import clamp_threshold, make_rng
+from reglas.core import RollPurpose, clamp_threshold, make_rng
 from reglas.dice import event_from_die, roll_event
 from reglas.errors import RulesError
 from reglas.expressions import parse_expression, roll_expression
 
-PURPOSE_ACTION = 1
+PURPOSE_ACTION = RollPurpose.ACTION
 """Generator purpose of action rolls (made by ``personajes.services``)."""
-PURPOSE_EVENT = 2
+PURPOSE_EVENT = RollPurpose.EVENT
 """Generator purpose of event rolls (R2)."""
-PURPOSE_EXPRESSION = 3
+PURPOSE_EXPRESSION = RollPurpose.EXPRESSION
 """Generator purpose of free dice expressions (R4)."""
 USER_SUBJECT_OFFSET = 1_000_000_000
 """Added to a user's id to make the subject of a roll made without a character."""

@@ -28,7 +28,7 @@ from mundo.models import (
     WorldRoll,
 )
 from reglas import ENGINE_VERSION
-from reglas.core import make_rng
+from reglas.core import RollPurpose, make_rng
 from reglas.encounters import roll_encounter
 from reglas.errors import RulesError
 from reglas.population import AdjustedPopulation, apply_adjustments, population
@@ -156,13 +156,13 @@ def invitation_revoke(*, invitation: Invitation, user: AbstractBaseUser) -> None
 
 # --- the world: settlements, places, master actions (R16–R18, R22, R23) -----------------------
 
-PURPOSE_SHOP = 10
+PURPOSE_SHOP = RollPurpose.SHOP
 """``make_rng`` purpose of a shop's stock roll (R23); 1..3 are character and post rolls."""
-PURPOSE_SEARCH = 11
+PURPOSE_SEARCH = RollPurpose.SEARCH
 """Purpose of a weapon search (R22)."""
-PURPOSE_ROUTE = 12
+PURPOSE_ROUTE = RollPurpose.ROUTE
 """Purpose of a route check (R18)."""
-PURPOSE_RESTORE = 13
+PURPOSE_RESTORE = RollPurpose.RESTORE
 """Purpose slot of a restoration record (no dice: the key only orders the ledger)."""
 
 

@@ -96,7 +96,7 @@ from reglas.characters import (
     action_penalty_parts,
     is_dirt_sensitive,
 )
-from reglas.core import make_rng
+from reglas.core import RollPurpose, make_rng
 from reglas.health import (
     RESISTANCE_TRAIT,
     HealthDayArrays,
@@ -112,11 +112,11 @@ from reglas.weather import Weather, roll_weather, season_for
 
 logger = logging.getLogger(__name__)
 
-PURPOSE_WEATHER = 20
+PURPOSE_WEATHER = RollPurpose.WEATHER
 """``make_rng`` purpose of a day's weather (subject: settlement id, 0 = the region)."""
-PURPOSE_UTILITIES = 21
+PURPOSE_UTILITIES = RollPurpose.UTILITIES
 """Purpose of a grid's cut dice (subject: grid id)."""
-PURPOSE_HEALTH = 22
+PURPOSE_HEALTH = RollPurpose.HEALTH
 """Purpose of the health step's generator (subject 0); stored rolls add the character id."""
 
 CONDITION_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(ConditionState))

@@ -52,13 +52,13 @@ from reglas.characters import (
     is_dirt_sensitive,
     validate_allocation,
 )
-from reglas.core import Modifier, make_rng
+from reglas.core import Modifier, RollPurpose, make_rng
 from reglas.dice import D100, MAX_ACTION_DICE, action_from_dice, roll_action, roll_dice
 from reglas.errors import RulesError
 
 type AnyUser = AbstractBaseUser | AnonymousUser
 
-PURPOSE_ACTION = 1
+PURPOSE_ACTION = RollPurpose.ACTION
 """The ``purpose`` slot of an action roll's generator key (DESIGN.md: day, purpose, subject,
 sequence). Other kinds of roll use other numbers, so their streams never coincide."""
 

@@ -5,6 +5,7 @@ Source: RULES.md R1 (thresholds are clamped to 0..100), DESIGN.md "Randomness an
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,26 @@ def clamp_threshold(value: float) -> int:
     admits 26 and not 27. Source: RULES.md R1.
     """
     return int(min(100, max(0, math.floor(value))))
+
+
+class RollPurpose(enum.IntEnum):
+    """The second element of every roll's generator key: what the roll is for.
+
+    One registry, so two kinds of roll can never share keys (and so dice). Character and post
+    rolls 1–9, the master's world actions 10–19, the daily tick's steps 20–29.
+    Source: DESIGN.md "Randomness and the roll ledger".
+    """
+
+    ACTION = 1
+    EVENT = 2
+    EXPRESSION = 3
+    SHOP = 10
+    SEARCH = 11
+    ROUTE = 12
+    RESTORE = 13
+    WEATHER = 20
+    UTILITIES = 21
+    HEALTH = 22
 
 
 def make_rng(entropy: int, key: Sequence[int] = ()) -> np.random.Generator:
