@@ -148,6 +148,39 @@ def viewers_for_users(campaign: Campaign, users: Iterable[Any]) -> dict[int, Vie
     }
 
 
+def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:
+    """The memberships of each campaign, with their users, keyed by campaign id. One query."""
+    out: dict[int, list[Membership]] = {cid: [] for cid in campaign_ids}
+    for m in Membership.objects.filter(campaign_id__in=list(out)).select_related("user"):
+        out[m.campaign_id].append(m)
+    return out
+
+
+def member_viewers(memberships: dict[int, list[Membership]]) -> dict[tuple[int, int], Viewer]:
+    """The viewer of every member of the given campaigns (``campaign_memberships``), keyed
+    ``(campaign id, user id)``; the same viewers as ``viewer_for``. One query (characters)."""
+    chars: dict[tuple[int, int], list[tuple[int, str]]] = {}
+    rows = Character.objects.filter(
+        campaign_id__in=list(memberships),
+        player_id__in={m.user_id for ms in memberships.values() for m in ms},
+    ).values_list("pk", "campaign_id", "player_id", "status")
+    for pk, campaign_id, player_id, status in rows:
+        chars.setdefault((campaign_id, player_id), []).append((pk, status))
+    viewers = {}
+    for campaign_id, ms in memberships.items():
+        for m in ms:
+            own = chars.get((campaign_id, m.user_id), [])
+            viewers[(campaign_id, m.user_id)] = Viewer(
+                user=m.user,
+                role=m.role,
+                character_ids=frozenset(pk for pk, _s in own),
+                living_character_ids=frozenset(
+                    pk for pk, s in own if s in Character.LIVING_STATUSES
+                ),
+            )
+    return viewers
+
+
 # --- Scenes -----------------------------------------------------------------------------------
 
 
@@ -198,7 +231,9 @@ def scene_access(scene: Scene, viewer: Viewer) -> SceneAccess:
         voices = (Post.Voice.NARRATOR, Post.Voice.NPC, Post.Voice.PLAYER)
         postable = living
     elif kind == Scene.Kind.STORY:
-        participant = bool(own)
+        # A former member whose character still takes part reads no more than any outsider
+        # (the same rule as ``scenes_readable_q``, which lists scenes for members only).
+        participant = bool(own) and viewer.is_member
         can_read = (
             participant
             or (scene.readers == Scene.Readers.MEMBERS and viewer.is_member)
@@ -207,7 +242,7 @@ def scene_access(scene: Scene, viewer: Viewer) -> SceneAccess:
                 and (viewer.is_member or scene.campaign.is_public)
             )
         )
-        can_post = participant and viewer.is_member
+        can_post = participant
         if can_post:
             voices = ((Post.Voice.CHARACTER,) if own_living else ()) + (Post.Voice.PLAYER,)
             postable = own_living
@@ -237,6 +272,8 @@ def scenes_readable_q(viewer: Viewer) -> Q:
         return Q()
     public_story = Q(kind=Scene.Kind.STORY, readers=Scene.Readers.PUBLIC)
     if not viewer.is_member:
+        # Participation counts for members only: a former member whose character still takes
+        # part reads what an outsider reads (as in ``scene_access``).
         return public_story & Q(campaign__is_public=True)
     ids = list(viewer.character_ids)
     participating = Exists(
@@ -883,13 +920,17 @@ def diary_entries(character: Character, *, days: int = 14) -> list[DiaryEntry]:
     return rows
 
 
-def scene_participant_users(scene: Scene) -> list[Any]:
+def scene_participant_users(
+    scene: Scene, memberships: Sequence[Membership] | None = None
+) -> list[Any]:
     """The users a new post in the scene notifies: those who may post in it (story: master and
     players of participating characters; off-topic: every member; diary: its player and the
-    master; notes: the master). One query for members plus the participants (prefetched)."""
-    memberships = list(
-        Membership.objects.filter(campaign_id=scene.campaign_id).select_related("user")
-    )
+    master; notes: the master). One query for members (none when ``memberships``, the
+    campaign's memberships with their users, is given) plus the participants (prefetched)."""
+    if memberships is None:
+        memberships = list(
+            Membership.objects.filter(campaign_id=scene.campaign_id).select_related("user")
+        )
     masters = [m.user for m in memberships if m.role == Membership.Role.MASTER]
     if scene.kind == Scene.Kind.OFFTOPIC:
         return [m.user for m in memberships]

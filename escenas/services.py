@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Prefetch, Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -765,31 +766,51 @@ def post_recipients(post: Post) -> list[tuple[Any, selectors.PostView]]:
     """Who is told about a new post and what each may see of it: the scene's participants (see
     ``selectors.scene_participant_users``) other than the author, with an e-mail address, for
     whom ``post_visible_to`` holds — each with the ``PostView`` they would see on the page.
-    Ignores notification settings. A constant number of queries.
+    Ignores notification settings. A constant number of queries (see ``_recipients_by_post``).
     """
-    scene = post.scene
-    users = [
-        u
-        for u in selectors.scene_participant_users(scene)
-        if u.pk != post.author_id and u.is_active and u.email
-    ]
-    viewers = selectors.viewers_for_users(scene.campaign, users)
-    out = []
-    for user in users:
-        viewer = viewers[user.pk]
-        access = selectors.scene_access(scene, viewer)
-        if selectors.post_visible_to(post, viewer, access):
-            out.append((user, selectors.post_view(post, viewer)))
+    return _recipients_by_post([post])[post.pk]
+
+
+def _recipients_by_post(posts: Sequence[Post]) -> dict[int, list[tuple[Any, selectors.PostView]]]:
+    """``post_recipients`` of many posts at once, keyed by post id. Two queries whatever the
+    number of posts (the campaigns' members with their users, and their characters); the posts
+    come from ``_posts_for_mail`` (scene, campaign, participants and whisper recipients
+    loaded). The permission check is the page's: ``scene_access`` and ``post_visible_to``."""
+    memberships = selectors.campaign_memberships({p.scene.campaign_id for p in posts})
+    viewers = selectors.member_viewers(memberships)
+    out: dict[int, list[tuple[Any, selectors.PostView]]] = {}
+    for post in posts:
+        scene = post.scene
+        recipients = out[post.pk] = []
+        for user in selectors.scene_participant_users(scene, memberships[scene.campaign_id]):
+            if user.pk == post.author_id or not user.is_active or not user.email:
+                continue
+            viewer = viewers[(scene.campaign_id, user.pk)]
+            access = selectors.scene_access(scene, viewer)
+            if selectors.post_visible_to(post, viewer, access):
+                recipients.append((user, selectors.post_view(post, viewer)))
     return out
 
 
 def _posts_for_mail(post_ids: Iterable[int]) -> list[Post]:
+    """The posts with what the recipients and the e-mails read, in a constant number of
+    queries: posts with scene, campaign and diary character (1), whisper recipients (1), scene
+    participants (1), rolls with their roll and character (1)."""
     return list(
         Post.objects.filter(pk__in=list(post_ids))
         .select_related(
             "scene", "scene__campaign", "scene__diary_character", "campaign", "character"
         )
-        .prefetch_related("whisper_to", "scene__participants", "post_rolls__roll")
+        .prefetch_related(
+            Prefetch("whisper_to", queryset=get_user_model().objects.order_by("username")),
+            "scene__participants",
+            Prefetch(
+                "post_rolls",
+                queryset=PostRoll.objects.select_related("roll", "roll__character").order_by(
+                    "position", "id"
+                ),
+            ),
+        )
         .order_by("id")
     )
 
@@ -797,42 +818,64 @@ def _posts_for_mail(post_ids: Iterable[int]) -> list[Post]:
 def post_notifications_send(*, post_ids: Iterable[int]) -> int:
     """Send one e-mail per (post, participant who wants each post), at most once each.
 
-    The ``PostNotification`` row is written before sending (unique per post and user), so a
-    task run twice sends nothing twice. Returns how many e-mails were sent.
+    The ``PostNotification`` rows (unique per post and user) are written, in one transaction,
+    before anything is sent, so a task run twice sends nothing twice. Returns how many e-mails
+    were sent. A constant number of queries whatever the number of posts (the daily tick sends
+    one diary post per character): see ``_posts_for_mail`` and ``_recipients_by_post``, then
+    the recipients' settings (1) and the claim (lock, read, insert: 3).
     """
-    sent = 0
-    for post in _posts_for_mail(post_ids):
-        recipients = post_recipients(post)
-        if not recipients:
-            continue
-        prefs = dict(
-            NotificationPreference.objects.filter(
-                user_id__in=[u.pk for u, _v in recipients]
-            ).values_list("user_id", "mode")
+    posts = _posts_for_mail(post_ids)
+    recipients = _recipients_by_post(posts)
+    user_ids = {u.pk for rows in recipients.values() for u, _v in rows}
+    if not user_ids:
+        return 0
+    modes = dict(
+        NotificationPreference.objects.filter(user_id__in=user_ids).values_list("user_id", "mode")
+    )
+    each = NotificationPreference.Mode.EACH
+    wanted = [
+        (post, user, view)
+        for post in posts
+        for user, view in recipients[post.pk]
+        if modes.get(user.pk, each) == each
+    ]
+    if not wanted:
+        return 0
+    with transaction.atomic():
+        # Claim before sending. Locking the posts (in id order, so two runs over overlapping
+        # posts wait for each other rather than deadlock) makes a concurrent run of the same
+        # posts wait here and then see this run's rows; ``ignore_conflicts`` covers rows
+        # written without the lock (``notifications_mark_sent``).
+        wanted_post_ids = sorted({post.pk for post, _u, _v in wanted})
+        list(
+            Post.objects.select_for_update()
+            .filter(pk__in=wanted_post_ids)
+            .order_by("pk")
+            .values_list("pk", flat=True)
         )
-        for user, view in recipients:
-            if (
-                prefs.get(user.pk, NotificationPreference.Mode.EACH)
-                != NotificationPreference.Mode.EACH
-            ):
-                continue
-            try:
-                with transaction.atomic():
-                    PostNotification.objects.create(post=post, user=user)
-            except IntegrityError:
-                continue  # already sent by an earlier run
-            _send_post_mail(user, post, view)
-            sent += 1
-    return sent
+        done = set(
+            PostNotification.objects.filter(
+                post_id__in=wanted_post_ids, user_id__in={u.pk for _p, u, _v in wanted}
+            ).values_list("post_id", "user_id")
+        )
+        todo = [(p, u, v) for p, u, v in wanted if (p.pk, u.pk) not in done]
+        PostNotification.objects.bulk_create(
+            [PostNotification(post=p, user=u) for p, u, _v in todo], ignore_conflicts=True
+        )
+    for post, user, view in todo:
+        _send_post_mail(user, post, view)
+    return len(todo)
 
 
 def notifications_mark_sent(*, post_ids: Iterable[int]) -> int:
     """Record posts as already e-mailed to everyone who would be told about them, without
     sending anything (for history loaded in bulk, e.g. the demo). Returns the rows written."""
+    posts = _posts_for_mail(post_ids)
+    recipients = _recipients_by_post(posts)
     rows = [
         PostNotification(post=post, user=user)
-        for post in _posts_for_mail(post_ids)
-        for user, _view in post_recipients(post)
+        for post in posts
+        for user, _view in recipients[post.pk]
     ]
     PostNotification.objects.bulk_create(rows, ignore_conflicts=True)
     return len(rows)
@@ -891,11 +934,13 @@ def digests_send(*, now: datetime.datetime | None = None) -> int:
             .exclude(author=user)
             .values_list("pk", flat=True)
         )
-        items = []
-        for post in candidates:
-            for recipient, view in post_recipients(post):
-                if recipient.pk == user.pk:
-                    items.append((post, view, _absolute(post.get_absolute_url())))
+        recipients = _recipients_by_post(candidates)
+        items = [
+            (post, view, _absolute(post.get_absolute_url()))
+            for post in candidates
+            for recipient, view in recipients[post.pk]
+            if recipient.pk == user.pk
+        ]
         if not items:
             continue
         context = {

@@ -9,8 +9,13 @@ from django.utils import timezone
 
 from escenas import services, tasks
 from escenas.models import NotificationPreference, PostNotification
+from mundo.models import Membership
+from personajes.models import Character, DiaryEntry
 from tests.escenas.conftest import access_for
-from tests.escenas.factories import new_key
+from tests.escenas.factories import diary_entry, new_key
+from tests.factories import CharacterFactory, MembershipFactory
+
+QUERIES = 12
 
 
 def say(scene, user, body, **kwargs):
@@ -115,3 +120,42 @@ def test_the_notification_settings_page(player_a, client):
     client.post("/cuenta/avisos/", {"revoke": "1"})
     assert NotificationPreference.objects.get(user=player_a).feed_token == ""
     assert client.post("/cuenta/avisos/", {"mode": "sometimes"}).status_code == 200
+
+
+def _diary_posts(campaign, count):
+    """``count`` diary posts as the tick makes them: one per character, each character of a
+    different player (a member), each in its own diary scene."""
+    characters = []
+    for _ in range(count):
+        membership = MembershipFactory(campaign=campaign, role=Membership.Role.PLAYER)
+        characters.append(
+            CharacterFactory(
+                campaign=campaign, player=membership.user, status=Character.Status.APPROVED
+            )
+        )
+    entries = [diary_entry(c, 7) for c in characters]
+    DiaryEntry.objects.bulk_create(entries)
+    return services.diary_posts_create(
+        entries=DiaryEntry.objects.filter(character__in=characters).select_related("character")
+    )
+
+
+def test_post_notifications_cost_the_same_for_one_post_or_many(
+    campaign, master, mailoutbox, django_assert_num_queries
+):
+    one = _diary_posts(campaign, 1)
+    many = _diary_posts(campaign, 10)
+    # The same queries whatever the number of posts (each to the post's player and the master):
+    # posts with scene, campaign and diary character (1); their whisper recipients (1), scene
+    # participants (1) and rolls (1); the campaigns' members with their users (1) and
+    # characters (1); the recipients' settings (1); then, in one transaction (savepoint and
+    # release, 2), lock the posts (1), read what was already sent (1) and insert the rest (1).
+    with django_assert_num_queries(QUERIES):
+        assert services.post_notifications_send(post_ids=[p.pk for p in one]) == 2
+    with django_assert_num_queries(QUERIES):
+        assert services.post_notifications_send(post_ids=[p.pk for p in many]) == 20
+    assert len(mailoutbox) == 22
+    assert PostNotification.objects.count() == 22
+    # Sent once: a second run sends nothing.
+    assert services.post_notifications_send(post_ids=[p.pk for p in one + many]) == 0
+    assert len(mailoutbox) == 22

@@ -306,3 +306,32 @@ def test_the_predicate_and_the_query_agree(cast, campaign, master, char_a, char_
         for post in Post.objects.filter(scene=scene).prefetch_related("whisper_to"):
             one = selectors.post_visible_to(post, viewer, access)
             assert one is (post.pk in listed), f"{who}, post {post.body!r}"
+
+
+def test_a_former_member_reads_what_an_outsider_reads(campaign, master, char_a, player_a):
+    """Player A leaves the (public) campaign; ``char_a`` still takes part in its scenes. A then
+    reads the public scene like any outsider, and the participants-only one on no surface —
+    neither by URL (page, fragment, feed) nor in lists — though A's character is in it."""
+    from escenas import selectors
+    from mundo.models import Membership
+
+    private = make_scene("story_private", campaign, master, char_a)
+    public = make_scene("story_public", campaign, master, char_a)  # makes the campaign public
+    for scene in (private, public):
+        write(scene, master, MARK)
+    Membership.objects.filter(campaign=campaign, user=player_a).delete()
+
+    viewer = selectors.viewer_for(campaign, player_a)
+    assert not viewer.is_member and char_a.pk in viewer.character_ids
+    readable = set(
+        Scene.objects.filter(selectors.scenes_readable_q(viewer)).values_list("pk", flat=True)
+    )
+    for scene, can_read in ((private, False), (public, True)):
+        access = access_for(scene, player_a)
+        assert (access.can_read, access.can_post) == (can_read, False)
+        assert (scene.pk in readable) is can_read
+        for surface in ("page", "fragment", "feed"):
+            status, text = fetch(surface, "player_a", player_a, scene, [], {})
+            assert (status == 200 and MARK in text) is can_read, (scene.title, surface)
+            if not can_read:
+                assert status == 404 and MARK not in text
