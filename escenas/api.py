@@ -412,10 +412,10 @@ class PostCreateSerializer(StrictSerializer):
     )
     roll = RollSpecSerializer(required=False, allow_null=True)
     idempotency_key = serializers.RegexField(
-        r"^[A-Za-z0-9_.:-]{8,64}$",
+        rf"^{services.KEY_PATTERN.pattern}$",  # the service's rule: no ":" (the diary keys)
         required=False,
         help_text=gettext_lazy(
-            "8–64 characters of letters, digits and _.:- (a uuid4 fits); or the "
+            "8–64 characters of letters, digits and _.- (a uuid4 fits); or the "
             "Idempotency-Key header. A retry with the same key returns the same post (200)."
         ),
     )

@@ -370,17 +370,23 @@ def scene_posts(scene: Scene, viewer: Viewer) -> QuerySet[Post]:
         Post.objects.filter(scene=scene)
         .filter(posts_visible_q(viewer))
         .select_related("character", "author", "deleted_by", "campaign")
-        .prefetch_related(
-            Prefetch(
-                "post_rolls",
-                queryset=PostRoll.objects.select_related(
-                    "roll", "roll__character", "roll__trait", "request"
-                ).order_by("position", "id"),
-            ),
-            Prefetch("whisper_to", queryset=_user_model().objects.order_by("username")),
-        )
+        .prefetch_related(*_post_prefetches())
         .annotate(revision_count=_revision_count())
         .order_by("id")
+    )
+
+
+def _post_prefetches() -> tuple[Prefetch, Prefetch]:
+    """What ``post_view`` reads of each post: its rolls in order (with the roll, its character
+    and trait, and the request) and its whisper recipients by username."""
+    return (
+        Prefetch(
+            "post_rolls",
+            queryset=PostRoll.objects.select_related(
+                "roll", "roll__character", "roll__trait", "request"
+            ).order_by("position", "id"),
+        ),
+        Prefetch("whisper_to", queryset=_user_model().objects.order_by("username")),
     )
 
 
@@ -583,15 +589,7 @@ def scene_posts_any(campaign: Campaign) -> QuerySet[Post]:
     return (
         Post.objects.filter(campaign=campaign)
         .select_related("character", "author", "scene", "campaign", "deleted_by")
-        .prefetch_related(
-            Prefetch(
-                "post_rolls",
-                queryset=PostRoll.objects.select_related(
-                    "roll", "roll__character", "roll__trait", "request"
-                ).order_by("position", "id"),
-            ),
-            "whisper_to",
-        )
+        .prefetch_related(*_post_prefetches())
         .annotate(revision_count=_revision_count())
     )
 
