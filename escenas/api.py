@@ -37,8 +37,9 @@ from rest_framework.response import Response
 from escenas import selectors, services
 from escenas.models import Post, PostRoll, RollRequest, Scene
 from mundo import selectors as mundo_selectors
-from mundo.api import ErrorSerializer, PageNumberPagination, StrictSerializer, errors
+from mundo.api import ErrorSerializer, PageNumberPagination, errors
 from mundo.models import Membership
+from nucleo.serializers import StrictSerializer
 from personajes import api as personajes_api
 from personajes import selectors as personajes_selectors
 from personajes import services as personajes_services

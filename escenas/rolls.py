@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from mundo.models import Campaign
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from personajes.models import Character, Roll
 from reglas import ENGINE_VERSION
 from reglas.core import RollPurpose, clamp_threshold, make_rng

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
 from django.core.paginator import Page, Paginator
 from django.db.models import (
     Count,
@@ -52,6 +52,7 @@ from escenas.models import (
 from escenas.rendering import plain_text, snippet
 from mundo.models import Campaign, Membership
 from mundo.selectors import campaign_get_for_user
+from nucleo.users import AnyUser
 from personajes.mapping import condition_state
 from personajes.models import Character, DiaryEntry, Roll, Trait, TraitValue
 from reglas.characters import action_penalty
@@ -61,7 +62,6 @@ from reglas.dice import action_success_probability
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
-type AnyUser = AbstractBaseUser | AnonymousUser
 
 PAGE_SIZE = 20
 """Posts per scene page."""

@@ -53,7 +53,7 @@ from escenas.models import (
 )
 from escenas.rendering import render_markdown
 from mundo.models import Campaign, Membership
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from personajes import services as personajes_services
 from personajes.models import Character, Roll, Trait
 

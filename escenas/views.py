@@ -26,9 +26,9 @@ from escenas import forms, selectors, services
 from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
-from mundo.forms import add_service_errors
 from mundo.selectors import campaign_get_for_user
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
+from nucleo.forms import add_service_errors
 from personajes.models import Trait
 
 SCENE_TEMPLATE = "escenas/scene_detail.html"

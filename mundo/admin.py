@@ -18,6 +18,7 @@ from mundo.models import (
     WorldRoll,
 )
 from mundo.selectors import settlement_status
+from nucleo.errors import ServiceError
 
 
 class SettlementInline(admin.TabularInline):
@@ -102,7 +103,7 @@ def _run_each(
     for obj in objects:
         try:
             roll = call(obj)  # type: ignore[operator]
-        except services.ServiceError as exc:
+        except ServiceError as exc:
             modeladmin.message_user(request, f"{obj}: {' '.join(exc.messages)}", messages.ERROR)
         else:
             modeladmin.message_user(request, f"{obj}: {roll.description}", messages.SUCCESS)

@@ -11,13 +11,10 @@ Source: RULES.md R17 (population), R18 (cells, p per cell); issue 6.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import django_filters
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import OuterRef, QuerySet, Subquery
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -30,30 +27,9 @@ from rest_framework import generics, pagination, serializers
 
 from mundo import selectors
 from mundo.models import Campaign, Grid, Membership, WeatherRecord
-
-type AnyUser = AbstractBaseUser | AnonymousUser
+from nucleo.users import AnyUser
 
 # --- shared building blocks --------------------------------------------------------------------
-
-
-class StrictSerializer(serializers.Serializer):
-    """A serializer that refuses keys it does not write: unknown keys get "Unknown field." and
-    read-only ones (dice, outcomes, authors…) "This field is read-only.", each under its own
-    name, with 400. Nested serializers of this class refuse theirs under the nested path.
-    """
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            errors: dict[str, list[str]] = {}
-            for key in data:
-                field = self.fields.get(key)
-                if field is None:
-                    errors[str(key)] = [_("Unknown field.")]
-                elif field.read_only:
-                    errors[str(key)] = [_("This field is read-only.")]
-            if errors:
-                raise serializers.ValidationError(errors)
-        return super().to_internal_value(data)
 
 
 class PageNumberPagination(pagination.PageNumberPagination):

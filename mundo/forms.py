@@ -9,21 +9,6 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from mundo.models import SHOP_TYPE_CHOICES, Campaign, Grid, Location, Settlement
-from mundo.services import ServiceError
-
-
-def add_service_errors(
-    form: forms.BaseForm, exc: ServiceError, field_for: dict[str, str] | None = None
-) -> None:
-    """Put a service's refusal back on the form, where the user is: each message next to its
-    field when the form has one (``field_for`` maps a service key to a form field name, e.g. a
-    trait slug to its input), the rest on top of the form. Every app's views use this one."""
-    if not hasattr(exc, "error_dict"):
-        form.add_error(None, exc.messages)
-        return
-    for key, messages in exc.message_dict.items():
-        field = (field_for or {}).get(key, key)
-        form.add_error(field if field in form.fields else None, messages)
 
 
 class CampaignCreateForm(forms.ModelForm):

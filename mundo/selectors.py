@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
@@ -26,6 +25,7 @@ from mundo.models import (
     WorldRoll,
 )
 from mundo.schedule import due_slot
+from nucleo.users import AnyUser
 from reglas.encounters import cells as cells_in_area
 from reglas.encounters import p_cell
 from reglas.population import (
@@ -35,8 +35,6 @@ from reglas.population import (
     population,
     population_curve,
 )
-
-type AnyUser = AbstractBaseUser | AnonymousUser
 
 
 def campaign_role(campaign: Campaign, user: AnyUser) -> str | None:

@@ -27,6 +27,7 @@ from mundo.models import (
     Settlement,
     WorldRoll,
 )
+from nucleo.errors import ServiceError
 from reglas import ENGINE_VERSION
 from reglas.core import RollPurpose, make_rng
 from reglas.encounters import roll_encounter
@@ -35,10 +36,6 @@ from reglas.population import AdjustedPopulation, apply_adjustments, population
 from reglas.search import roll_search
 from reglas.supplies import ShopSupplies, roll_shop_supplies
 from reglas.tables import DetectionMode
-
-
-class ServiceError(ValidationError):
-    """A write refused for a reason the user can fix; the message is shown as it is."""
 
 
 def _unique_campaign_slug(name: str) -> str:

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from mundo import charts, forms, selectors, services
 from mundo.models import Campaign, Invitation, Location, WorldRoll
+from nucleo.errors import ServiceError
 
 CURVE_DAYS = 30
 
@@ -137,7 +138,7 @@ def invitation_detail(request: HttpRequest, token: str) -> HttpResponse:
             return redirect_to_login(request.get_full_path())
         try:
             services.invitation_accept(token=token, user=request.user)
-        except services.ServiceError as exc:
+        except ServiceError as exc:
             problem = " ".join(exc.messages)
         else:
             messages.success(request, _("Welcome to %(name)s!") % {"name": invitation.campaign})
@@ -243,7 +244,7 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
         if form.is_valid():
             try:
                 message, _roll = _run_world_action(action, form, campaign, request.user)
-            except services.ServiceError as exc:
+            except ServiceError as exc:
                 forms.add_service_errors(form, exc)
             else:
                 messages.success(request, message)

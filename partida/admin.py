@@ -14,7 +14,8 @@ from django.utils.translation import gettext_lazy as _
 
 from mundo.admin import CampaignAdmin
 from mundo.models import Campaign, DayTick
-from mundo.services import ServiceError, is_master
+from mundo.services import is_master
+from nucleo.errors import ServiceError
 from partida.tick import advance_day
 
 

@@ -30,7 +30,8 @@ from rest_framework.views import exception_handler as drf_exception_handler
 import mundo.converters  # noqa: F401 — registers <id:…>
 from escenas import api as escenas_api
 from mundo import api as mundo_api
-from mundo.api import StrictSerializer, errors
+from mundo.api import errors
+from nucleo.serializers import StrictSerializer
 from partida import services
 from partida.models import ApiToken
 from personajes import api as personajes_api

@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from mundo.forms import add_service_errors
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
+from nucleo.forms import add_service_errors
 from partida import services
 from partida.models import ApiToken
 

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from partida.models import KEY_PREFIX_LENGTH, ApiToken
 
 MAX_ACTIVE_TOKENS = 20

@@ -75,7 +75,7 @@ from mundo.models import (
     SettlementDay,
     WeatherRecord,
 )
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from partida import bulk
 from partida.allocation import allocate, totals
 from personajes.models import (

@@ -21,9 +21,9 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from mundo import selectors
-from mundo.forms import add_service_errors
 from mundo.models import DayTick
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
+from nucleo.forms import add_service_errors
 
 LARGE_CAMPAIGN = 500
 """Above this many characters the button queues the tick and the page polls for progress."""

@@ -22,7 +22,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from mundo.selectors import campaign_role
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from personajes.mapping import CONDITION_FIELDS
 from personajes.models import (
     Character,

@@ -34,8 +34,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from mundo import selectors as mundo_selectors
-from mundo.api import PageNumberPagination, StrictSerializer, errors
+from mundo.api import PageNumberPagination, errors
 from mundo.models import Campaign, DayTick, Membership
+from nucleo.serializers import StrictSerializer
 from personajes import selectors
 from personajes.models import Character, DiaryEntry, InventoryItem, ItemType, Roll
 from reglas.core import breakdown_total

@@ -1,7 +1,7 @@
 """Writes about a character's days and its shelter: the master's "mark a character's day" and
 a shelter's shared stash.
 
-Services are keyword-only and atomic, and raise ``mundo.services.ServiceError`` with a Spanish
+Services are keyword-only and atomic, and raise ``nucleo.errors.ServiceError`` with a Spanish
 message; nothing is saved when they refuse. Source: RULES.md R6–R8, R15.
 """
 
@@ -15,7 +15,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from mundo.models import Campaign, Grid, Location
-from mundo.services import ServiceError, is_master
+from mundo.services import is_master
+from nucleo.errors import ServiceError
 from personajes.models import Character, DayRecord, InventoryItem, ItemType, ShelterStash
 
 _Q = Decimal("0.001")

@@ -15,8 +15,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from mundo import forms as mundo_forms
-from mundo.services import ServiceError
+from nucleo import forms as nucleo_forms
+from nucleo.errors import ServiceError
 from personajes import services
 from personajes.mapping import CONDITION_FIELDS
 from personajes.models import Character, Trait
@@ -31,13 +31,13 @@ def trait_field_name(slug: str) -> str:
 
 def add_service_errors(form: forms.Form, exc: ServiceError) -> None:
     """Put a ServiceError's messages on ``form``: a trait slug's next to that trait's input,
-    the rest as :func:`mundo.forms.add_service_errors` does."""
+    the rest as :func:`nucleo.forms.add_service_errors` does."""
     field_for = {
         key: trait_field_name(key)
         for key in getattr(exc, "error_dict", {})
         if key not in form.fields and trait_field_name(key) in form.fields
     }
-    mundo_forms.add_service_errors(form, exc, field_for)
+    nucleo_forms.add_service_errors(form, exc, field_for)
 
 
 def _trait_field(trait: Trait, *, maximum: int | None, htmx_url: str | None) -> forms.Field:

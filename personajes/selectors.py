@@ -20,7 +20,8 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from mundo.models import Campaign, Membership
-from mundo.selectors import AnyUser, campaigns_visible_to
+from mundo.selectors import campaigns_visible_to
+from nucleo.users import AnyUser
 from personajes.mapping import condition_state
 from personajes.models import Character, InventoryItem, Roll, SheetChange, Trait, TraitValue
 from reglas.characters import action_penalty

@@ -1,7 +1,7 @@
 """Writes of characters: sheets, their review, the master's edits, inventory and action rolls.
 
 Every service is keyword-only, validates all its input before writing anything, runs inside
-one ``transaction.atomic()`` and raises ``mundo.services.ServiceError`` (a Django
+one ``transaction.atomic()`` and raises ``nucleo.errors.ServiceError`` (a Django
 ValidationError) with a Spanish message: a dict ``{field: message}`` for field errors (a trait's
 slug for its points, ``"__all__"`` for the total) or a plain message for permission and state
 errors. Nothing is saved when it raises.
@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import IO
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.db import transaction
 from django.db.models import F
@@ -32,7 +31,8 @@ from PIL import Image
 
 import reglas
 from mundo.models import Campaign, Membership
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
+from nucleo.users import AnyUser
 from personajes.mapping import CONDITION_FIELDS, condition_state, trait_definitions
 from personajes.models import (
     PORTRAIT_MAX_BYTES,
@@ -55,8 +55,6 @@ from reglas.characters import (
 from reglas.core import Modifier, RollPurpose, make_rng
 from reglas.dice import D100, MAX_ACTION_DICE, action_from_dice, roll_action, roll_dice
 from reglas.errors import RulesError
-
-type AnyUser = AbstractBaseUser | AnonymousUser
 
 PURPOSE_ACTION = RollPurpose.ACTION
 """The ``purpose`` slot of an action roll's generator key (DESIGN.md: day, purpose, subject,

@@ -34,7 +34,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from mundo import selectors as mundo_selectors
 from mundo.models import Campaign, Membership
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from personajes import forms, selectors, services
 from personajes.models import Character, Roll, SheetChange
 from reglas.core import breakdown_total, clamp_threshold

@@ -11,7 +11,7 @@ from django.utils import translation
 
 from mundo import services
 from mundo.models import Grid, Location, Settlement, WorldRoll
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from reglas.core import make_rng
 from reglas.search import roll_search
 from reglas.supplies import SHOP_TYPES, roll_shop_supplies

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from mundo.models import Campaign, DayTick, Grid
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from personajes import days
 from personajes.models import DayRecord, InventoryItem, ItemType, ShelterStash
 from tests.factories import SettlementFactory

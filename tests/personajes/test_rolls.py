@@ -7,7 +7,7 @@ and ``outsider`` may not roll for it.
 import pytest
 
 import reglas
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from personajes import services
 from personajes.models import Character, Roll
 from reglas.core import make_rng

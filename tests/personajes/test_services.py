@@ -11,7 +11,7 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError, transaction
 
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from personajes import services
 from personajes.models import (
     PORTRAIT_MAX_BYTES,

@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from mundo.models import Campaign, DayTick
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from partida.tick import advance_day
 
 

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
-from mundo.services import ServiceError
+from nucleo.errors import ServiceError
 from partida import demo_escenas, demo_mundo
 from personajes.models import Character, ItemType
 from personajes.selectors import sheet_rows

@@ -1,0 +1,135 @@
+"""The roll ledger: the one writer of roll rows and its generator-key scheme.
+
+Every roll — a player's action, event or expression roll, the master's world rolls, the daily
+tick's draws, combat — is written here, to ``personajes.Roll`` or ``mundo.WorldRoll``. Its dice
+come from its own generator::
+
+    reglas.core.make_rng(campaign entropy, [day, purpose, subject, sequence])
+
+- ``day``: the in-game day the roll belongs to (the campaign's current day, or the day the tick
+  closes);
+- ``purpose``: a ``reglas.core.RollPurpose`` (what the roll is for);
+- ``subject``: the character's id; for a roll without a character the user's id + 10⁹
+  (``USER_SUBJECT_OFFSET``); for the world the settlement, place or grid id;
+- ``sequence``: how many rows of the same model with the same (day, purpose, subject) exist
+  already, counted under the campaign lock, so no two rolls share a key and no roll depends on
+  how many other subjects rolled before it.
+
+The stored dice are the record (numpy does not promise the same stream across versions); the key
+and ``reglas.ENGINE_VERSION`` are stored beside them as a cross-check. Rows are append-only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.db.models import Model
+
+from nucleo.locks import require_campaign_lock
+from reglas import ENGINE_VERSION
+from reglas.core import make_rng
+
+USER_SUBJECT_OFFSET = 1_000_000_000
+"""Added to a user's id to make the subject of a roll made without a character."""
+
+type Roller = Callable[[np.random.Generator], Mapping[str, Any]]
+"""Draws a roll's dice from its generator and returns the row fields they decide."""
+
+
+def _sequences(
+    model: type[Model], *, campaign_id: int, day: int, prefixes: Iterable[tuple[int, int]]
+) -> Counter[tuple[int, int]]:
+    """How many rows exist per (purpose, subject) on ``day``: one query."""
+    wanted = set(prefixes)
+    counts: Counter[tuple[int, int]] = Counter()
+    if not wanted:
+        return counts
+    keys = model.objects.filter(  # type: ignore[attr-defined]
+        campaign_id=campaign_id,
+        generator_key__0=day,
+        generator_key__1__in=sorted({p for p, _s in wanted}),
+    ).values_list("generator_key", flat=True)
+    for key in keys:
+        prefix = (int(key[1]), int(key[2]))
+        if prefix in wanted:
+            counts[prefix] += 1
+    return counts
+
+
+def next_key(
+    model: type[Model], *, campaign_id: int, day: int, purpose: int, subject: int
+) -> list[int]:
+    """``[day, purpose, subject, sequence]`` of the next roll of ``model``; one query.
+
+    Raises ``nucleo.locks.LockOrderError`` outside ``campaign_lock(campaign_id)``: the count is
+    only unique under the lock.
+    """
+    require_campaign_lock(campaign_id)
+    sequence = _sequences(model, campaign_id=campaign_id, day=day, prefixes=[(purpose, subject)])[
+        (purpose, subject)
+    ]
+    return [int(day), int(purpose), int(subject), sequence]
+
+
+def roll_record[M: Model](
+    model: type[M],
+    *,
+    campaign: Any,
+    purpose: int,
+    subject: int,
+    roller: Roller,
+    day: int | None = None,
+    **fields: Any,
+) -> M:
+    """Make one roll and write its row: the key, its generator, ``roller``'s fields, ``fields``.
+
+    ``day`` defaults to the campaign's current day. ``roller`` gets the roll's own generator and
+    returns the fields the dice decide (``dice``, ``success``…); ``fields`` the rest (who, why).
+    Raises ``LockOrderError`` outside ``campaign_lock``; whatever ``roller`` raises (nothing is
+    written then).
+    """
+    day = int(campaign.current_day if day is None else day)
+    key = next_key(model, campaign_id=campaign.pk, day=day, purpose=purpose, subject=subject)
+    rolled = roller(make_rng(campaign.entropy_int, key))
+    return model.objects.create(  # type: ignore[attr-defined,no-any-return]
+        campaign=campaign,
+        day=day,
+        generator_key=key,
+        engine_version=ENGINE_VERSION,
+        **fields,
+        **rolled,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRow:
+    """One row for ``rolls_record_bulk``: its purpose and subject, and every other field."""
+
+    purpose: int
+    subject: int
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+
+def bulk_keys(
+    model: type[Model],
+    *,
+    campaign_id: int,
+    day: int,
+    rows: Sequence[LedgerRow],
+) -> list[list[int]]:
+    """The generator keys of ``rows`` in order: sequences continue what is stored (one query)
+    and count up within the batch. Raises ``LockOrderError`` outside ``campaign_lock``."""
+    require_campaign_lock(campaign_id)
+    counts = _sequences(
+        model, campaign_id=campaign_id, day=day, prefixes={(r.purpose, r.subject) for r in rows}
+    )
+    keys = []
+    for r in rows:
+        prefix = (int(r.purpose), int(r.subject))
+        keys.append([int(day), prefix[0], prefix[1], counts[prefix]])
+        counts[prefix] += 1
+    return keys

@@ -1,0 +1,7 @@
+"""The user type of every signature: a signed-in user or Django's anonymous user."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+type AnyUser = AbstractBaseUser | AnonymousUser
