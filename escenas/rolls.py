@@ -1,48 +1,37 @@
 """Event rolls (R2) and free dice expressions (R4) written into the roll ledger.
 
-Action rolls are the characters service's (``personajes.services.roll_action_for_character``,
-purpose 1); this module makes the other two kinds with the same generator key scheme
-(DESIGN.md "Randomness and the roll ledger")::
-
-    make_rng(int(campaign.entropy, 16), [day, purpose, subject, sequence])
-
-``purpose`` is 2 for event rolls and 3 for expressions; ``subject`` the character's id, or for a
-roll made without a character the user's id + 1 000 000 000; ``sequence`` how many rolls with that
-(day, purpose, subject) already exist, counted while the campaign row is locked
-(``select_for_update``), so two concurrent rolls never share a key (and the ledger's unique
-(campaign, generator_key) constraint would refuse it if they did). The stored dice are the
-record; nothing a client sends reaches them.
+Action rolls are the characters service's (``personajes.services.roll_action_for_character``);
+this module makes the other two kinds. All three are written by the ledger
+(``nucleo.ledger.roll_record``) under the campaign lock, with its one key scheme
+``[day, purpose, subject, sequence]``: purpose ``RollPurpose.EVENT`` or ``EXPRESSION``, subject the
+character's id or, for a roll made without a character, the user's id + 10⁹. The stored dice
+are the record; nothing a client sends reaches them.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
+from nucleo.ledger import USER_SUBJECT_OFFSET, roll_record
+from nucleo.locks import campaign_locked
 from personajes.models import Character, Roll
-from reglas import ENGINE_VERSION
-from reglas.core import RollPurpose, clamp_threshold, make_rng
+from reglas.core import RollPurpose, clamp_threshold
 from reglas.dice import event_from_die, roll_event
 from reglas.errors import RulesError
 from reglas.expressions import parse_expression, roll_expression
 
-PURPOSE_ACTION = RollPurpose.ACTION
-"""Generator purpose of action rolls (made by ``personajes.services``)."""
-PURPOSE_EVENT = RollPurpose.EVENT
-"""Generator purpose of event rolls (R2)."""
-PURPOSE_EXPRESSION = RollPurpose.EXPRESSION
-"""Generator purpose of free dice expressions (R4)."""
-USER_SUBJECT_OFFSET = 1_000_000_000
-"""Added to a user's id to make the subject of a roll made without a character."""
 REASON_MAX_CHARS = 200
 EXPRESSION_MAX_CHARS = 200
 
 
 def roll_subject(*, character: Character | None, user: AbstractBaseUser | None) -> int:
-    """The subject of a roll's generator key: the character's id, else user id + 10⁹."""
+    """The subject of a roll's generator key: the character's id, else user id + 10⁹
+    (``nucleo.ledger.USER_SUBJECT_OFFSET``). Raises ServiceError with neither."""
     if character is not None:
         return int(character.pk)
     if user is None or user.pk is None:
@@ -50,26 +39,9 @@ def roll_subject(*, character: Character | None, user: AbstractBaseUser | None) 
     return USER_SUBJECT_OFFSET + int(user.pk)
 
 
-def _lock_campaign(campaign: Campaign) -> Campaign:
-    # The campaign row is the lock every roll of the campaign takes first (consistent order:
-    # campaign, then the rows of the roll), so sequences are counted without a race.
-    return Campaign.objects.select_for_update().get(pk=campaign.pk)
-
-
-def next_generator_key(*, campaign: Campaign, purpose: int, subject: int) -> list[int]:
-    """``[day, purpose, subject, sequence]`` for the next roll; call with the campaign locked.
-
-    ``day`` is the campaign's current in-game day; ``sequence`` counts the rolls already stored
-    with the same first three numbers (one query).
-    """
-    day = int(campaign.current_day)
-    sequence = Roll.objects.filter(
-        campaign=campaign,
-        generator_key__0=day,
-        generator_key__1=purpose,
-        generator_key__2=subject,
-    ).count()
-    return [day, purpose, subject, sequence]
+def by_campaign(*, campaign: Campaign, **_kwargs: object) -> int:
+    """The campaign id whose lock a roll service takes (``nucleo.locks.campaign_locked``)."""
+    return int(campaign.pk)
 
 
 def _clean_reason(reason: str) -> str:
@@ -81,7 +53,7 @@ def _clean_reason(reason: str) -> str:
     return reason
 
 
-@transaction.atomic
+@campaign_locked(by_campaign)
 def event_roll_create(
     *,
     campaign: Campaign,
@@ -100,39 +72,35 @@ def event_roll_create(
     if probability is not None and not 0 <= probability <= 100:
         raise ServiceError({"probability": _("The probability must be between 0 and 100 %.")})
     reason = _clean_reason(reason)
-    locked = _lock_campaign(campaign)
-    key = next_generator_key(
-        campaign=locked,
-        purpose=PURPOSE_EVENT,
-        subject=roll_subject(character=character, user=made_by),
-    )
-    rng = make_rng(locked.entropy_int, key)
-    if probability is None:
-        die = roll_event(0, rng).die  # the die is the same whatever the probability
-        threshold, success, successes = None, None, None
-    else:
+
+    def roller(rng: np.random.Generator) -> dict[str, object]:
+        if probability is None:
+            die = roll_event(0, rng).die  # the die is the same whatever the probability
+            return {"dice": [die], "total": die}
         event = roll_event(probability, rng)
-        die, threshold, success = event.die, event.threshold, event.success
-        successes = int(success)
-    return Roll.objects.create(
-        campaign=locked,
+        return {
+            "dice": [event.die],
+            "total": event.die,
+            "effective_threshold": event.threshold,
+            "success": event.success,
+            "successes": int(event.success),
+        }
+
+    return roll_record(
+        Roll,
+        campaign=campaign,
+        purpose=RollPurpose.EVENT,
+        subject=roll_subject(character=character, user=made_by),
+        roller=roller,
         character=character,
         made_by=made_by,
-        day=key[0],
         kind=Roll.Kind.EVENT,
         reason=reason,
         base_threshold=probability,
-        effective_threshold=threshold,
-        dice=[die],
-        total=die,
-        successes=successes,
-        success=success,
-        generator_key=key,
-        engine_version=ENGINE_VERSION,
     )
 
 
-@transaction.atomic
+@campaign_locked(by_campaign)
 def expression_roll_create(
     *,
     campaign: Campaign,
@@ -160,32 +128,28 @@ def expression_roll_create(
     except RulesError as exc:
         raise ServiceError({"expression": str(exc)}) from None
     reason = _clean_reason(reason) or parsed.reason[:REASON_MAX_CHARS]
-    locked = _lock_campaign(campaign)
-    key = next_generator_key(
-        campaign=locked,
-        purpose=PURPOSE_EXPRESSION,
+
+    def roller(rng: np.random.Generator) -> dict[str, object]:
+        result = roll_expression(parsed, rng)
+        constant = [{"source": "constant", "label": _("Constant"), "points": result.modifier}]
+        return {
+            "modifiers": constant if result.modifier else [],
+            "dice": [term.as_dict() for term in result.dice],
+            "total": result.total,
+            "successes": result.successes,
+        }
+
+    return roll_record(
+        Roll,
+        campaign=campaign,
+        purpose=RollPurpose.EXPRESSION,
         subject=roll_subject(character=character, user=made_by),
-    )
-    result = roll_expression(parsed, make_rng(locked.entropy_int, key))
-    modifiers = (
-        [{"source": "constant", "label": _("Constant"), "points": result.modifier}]
-        if result.modifier
-        else []
-    )
-    return Roll.objects.create(
-        campaign=locked,
+        roller=roller,
         character=character,
         made_by=made_by,
-        day=key[0],
         kind=Roll.Kind.EXPRESSION,
         reason=reason,
         expression=parsed.expression,
-        modifiers=modifiers,
-        dice=[term.as_dict() for term in result.dice],
-        total=result.total,
-        successes=result.successes,
-        generator_key=key,
-        engine_version=ENGINE_VERSION,
     )
 
 

@@ -1,14 +1,14 @@
 """Writes of scenes and posts: creating scenes, posting with rolls, editing, deleting, drafts,
 roll requests, thresholds, read markers, notification settings and the daily diary posts.
 
-Services are keyword-only, run in one ``transaction.atomic()``, validate everything before they
-write, and raise ``ServiceError`` (a Django ValidationError) with a Spanish message — a dict
-``{field: message}`` for a field, a plain message otherwise. Nothing is half-saved: a roll made
-inside a post that then fails is rolled back with the post.
+Services are keyword-only, run in one transaction under their campaign's lock, validate
+everything before they write, and raise ``ServiceError`` (a Django ValidationError) with a
+Spanish message — a dict ``{field: message}`` for a field, a plain message otherwise. Nothing
+is half-saved: a roll made inside a post that then fails is rolled back with the post.
 
-Locks, always in this order: the campaign row (``select_for_update``; it serialises rolls and
-posts of a campaign so roll sequences and idempotency keys are checked without a race), then the
-character rows the characters service locks for an action roll.
+Locks (``nucleo.locks``), always in this order: the campaign row (``campaign_lock``; it
+serialises rolls and posts of a campaign so roll sequences and idempotency keys are checked
+without a race), then the rows each service locks in primary-key order (``lock_row``).
 
 Integrity (DESIGN.md "Randomness and the roll ledger"): rolls are made here, on the server, at
 submit time; no argument carries a die or an outcome. An edit never touches rolls; a delete
@@ -54,6 +54,7 @@ from escenas.models import (
 from escenas.rendering import render_markdown
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
+from nucleo.locks import campaign_lock, campaign_locked, lock_row
 from personajes import services as personajes_services
 from personajes.models import Character, Roll, Trait
 
@@ -96,7 +97,7 @@ def _check_participants(campaign: Campaign, participants: Iterable[Character]) -
     return chars
 
 
-@transaction.atomic
+@campaign_locked(lambda campaign, **_: campaign.pk)
 def scene_create(
     *,
     campaign: Campaign,
@@ -131,7 +132,7 @@ def scene_create(
     return scene
 
 
-@transaction.atomic
+@campaign_locked(lambda scene, **_: scene.campaign_id)
 def scene_update(
     *,
     scene: Scene,
@@ -386,10 +387,9 @@ def post_create(
         raise ServiceError(_("You cannot write in this scene."))
     key = _check_key(idempotency_key)
     scene = access.scene
-    with transaction.atomic():
-        # The campaign lock first: a concurrent retry with the same key waits here, then finds
-        # the post the first one stored.
-        campaign = Campaign.objects.select_for_update().get(pk=scene.campaign_id)
+    # The campaign lock first: a concurrent retry with the same key waits here, then finds
+    # the post the first one stored.
+    with campaign_lock(scene.campaign_id) as campaign:
         existing = Post.objects.filter(scene=scene, idempotency_key=key).first()
         if existing is not None:
             if existing.author_id != author.pk:
@@ -493,7 +493,7 @@ def _check_whisper(
     return chosen
 
 
-@transaction.atomic
+@campaign_locked(lambda post, **_: post.campaign_id)
 def post_edit(*, post: Post, editor: AbstractBaseUser, body: str, note_to_master: str = "") -> Post:
     """Change a post's text and note; its author only, while it is not deleted.
 
@@ -502,7 +502,7 @@ def post_edit(*, post: Post, editor: AbstractBaseUser, body: str, note_to_master
     touched. Raises ServiceError: not the author, deleted post, text too long, empty post
     without rolls.
     """
-    locked = Post.objects.select_for_update().get(pk=post.pk)
+    locked = lock_row(Post.objects, post.pk)
     if editor is None or not editor.is_authenticated or locked.author_id != editor.pk:
         raise ServiceError(_("Only the author can edit a post."))
     if locked.deleted_at is not None:
@@ -543,7 +543,7 @@ def post_edit(*, post: Post, editor: AbstractBaseUser, body: str, note_to_master
     return locked
 
 
-@transaction.atomic
+@campaign_locked(lambda post, **_: post.campaign_id)
 def post_delete(*, post: Post, user: AbstractBaseUser) -> Post:
     """Hide a post from players (its author or the master); the master still sees it with its
     rolls, which stay in the ledger. Deleting twice changes nothing. Raises ServiceError for
@@ -558,7 +558,7 @@ def post_delete(*, post: Post, user: AbstractBaseUser) -> Post:
     return Post.objects.get(pk=post.pk)
 
 
-@transaction.atomic
+@campaign_locked(lambda post_roll, **_: post_roll.roll.campaign_id)
 def roll_threshold_set(
     *, post_roll: PostRoll, master: AbstractBaseUser, base_threshold: int
 ) -> Roll:
@@ -579,7 +579,7 @@ def roll_threshold_set(
     return updated
 
 
-@transaction.atomic
+@campaign_locked(lambda access, **_: access.scene.campaign_id)
 def roll_request_create(
     *,
     access: selectors.SceneAccess,
@@ -619,7 +619,7 @@ def roll_request_create(
     )
 
 
-@transaction.atomic
+@campaign_locked(lambda request, **_: request.scene.campaign_id)
 def roll_request_cancel(*, request: RollRequest, master: AbstractBaseUser) -> None:
     """The master withdraws a pending roll request (an answered one stays as it is)."""
     _require_master(request.scene.campaign_id, master)

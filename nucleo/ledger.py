@@ -43,10 +43,20 @@ type Roller = Callable[[np.random.Generator], Mapping[str, Any]]
 def _sequences(
     model: type[Model], *, campaign_id: int, day: int, prefixes: Iterable[tuple[int, int]]
 ) -> Counter[tuple[int, int]]:
-    """How many rows exist per (purpose, subject) on ``day``: one query."""
+    """How many rows exist per (purpose, subject) on ``day``: one query (a count for one
+    prefix; the day's keys of those purposes for several)."""
     wanted = set(prefixes)
     counts: Counter[tuple[int, int]] = Counter()
     if not wanted:
+        return counts
+    if len(wanted) == 1:
+        ((purpose, subject),) = wanted
+        counts[(purpose, subject)] = model.objects.filter(  # type: ignore[attr-defined]
+            campaign_id=campaign_id,
+            generator_key__0=day,
+            generator_key__1=purpose,
+            generator_key__2=subject,
+        ).count()
         return counts
     keys = model.objects.filter(  # type: ignore[attr-defined]
         campaign_id=campaign_id,

@@ -13,7 +13,8 @@ the order checks still run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -70,6 +71,25 @@ def campaign_lock(campaign_id: int) -> Iterator[Any]:
             yield campaign
         finally:
             _held.reset(token)
+
+
+def campaign_locked[**P, R](
+    campaign_id_of: Callable[..., int],
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Run the decorated service inside ``campaign_lock``: ``campaign_id_of(**kwargs)`` names
+    the campaign from the service's keyword arguments (services are keyword-only), e.g.
+    ``@campaign_locked(lambda character, **_: character.campaign_id)``.
+    """
+
+    def decorate(service: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(service)
+        def locked(*args: P.args, **kwargs: P.kwargs) -> R:
+            with campaign_lock(campaign_id_of(**kwargs)):
+                return service(*args, **kwargs)
+
+        return locked
+
+    return decorate
 
 
 def lock_rows[M: Model](queryset: QuerySet[M]) -> list[M]:

@@ -1,13 +1,15 @@
 """Writes of characters: sheets, their review, the master's edits, inventory and action rolls.
 
 Every service is keyword-only, validates all its input before writing anything, runs inside
-one ``transaction.atomic()`` and raises ``nucleo.errors.ServiceError`` (a Django
+its campaign's lock (one transaction) and raises ``nucleo.errors.ServiceError`` (a Django
 ValidationError) with a Spanish message: a dict ``{field: message}`` for field errors (a trait's
 slug for its points, ``"__all__"`` for the total) or a plain message for permission and state
 errors. Nothing is saved when it raises.
 
-Locks: a service that reads a character's status (or counts its rolls) and then writes takes
-``select_for_update`` on that character row first, so the check and the write see the same row.
+Locks (``nucleo.locks``): every write runs inside its campaign's lock, then locks the character
+row it reads and writes (``lock_row``), so the check and the write see the same row, and the
+daily tick, which holds the same campaign lock, never interleaves with it. Rolls are written by
+the ledger (``nucleo.ledger.roll_record``).
 Rolls are append-only (``Roll.save`` refuses updates); the one later change, the master's
 threshold, is a compare-and-swap ``update``.
 
@@ -22,16 +24,17 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import IO
 
+import numpy as np
 from django.core.exceptions import NON_FIELD_ERRORS
-from django.db import transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from PIL import Image
 
-import reglas
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
+from nucleo.ledger import roll_record
+from nucleo.locks import campaign_locked, lock_row
 from nucleo.users import AnyUser
 from personajes.mapping import CONDITION_FIELDS, condition_state, trait_definitions
 from personajes.models import (
@@ -52,13 +55,9 @@ from reglas.characters import (
     is_dirt_sensitive,
     validate_allocation,
 )
-from reglas.core import Modifier, RollPurpose, make_rng
+from reglas.core import Modifier, RollPurpose
 from reglas.dice import D100, MAX_ACTION_DICE, action_from_dice, roll_action, roll_dice
 from reglas.errors import RulesError
-
-PURPOSE_ACTION = RollPurpose.ACTION
-"""The ``purpose`` slot of an action roll's generator key (DESIGN.md: day, purpose, subject,
-sequence). Other kinds of roll use other numbers, so their streams never coincide."""
 
 MAX_TRAIT_VALUE = MAX_ACTION_DICE - 1
 """Highest trait value the master may set (999): 1 + value dice must stay within the engine's
@@ -97,16 +96,14 @@ def _is_master(campaign: Campaign | int, user: AnyUser | None) -> bool:
 
 
 def _lock_character(character: Character) -> Character:
-    """The character re-read under a row lock, with its campaign (not locked).
+    """The character re-read under a row lock, with its campaign (read under the campaign lock
+    the service holds: ``by_character``)."""
+    return lock_row(Character.objects.select_related("campaign"), character.pk)
 
-    ``of=("self",)`` locks only the character row: the daily tick locks the campaign first and
-    then its characters, and taking the campaign row here too could invert that order.
-    """
-    return (
-        Character.objects.select_for_update(of=("self",))
-        .select_related("campaign")
-        .get(pk=character.pk)
-    )
+
+def by_character(*, character: Character, **_kwargs: object) -> int:
+    """The campaign id whose lock a service about ``character`` takes (``campaign_locked``)."""
+    return int(character.campaign_id)
 
 
 def _clean_name(name: str) -> str:
@@ -332,7 +329,7 @@ def validate_portrait(file: IO[bytes]) -> None:
 # --- sheets ------------------------------------------------------------------------------------
 
 
-@transaction.atomic
+@campaign_locked(lambda campaign, **_: campaign.pk)
 def character_create(
     *,
     campaign: Campaign,
@@ -346,8 +343,8 @@ def character_create(
     ``player`` must be a member of the campaign (player or master role) and have fewer than
     ``campaign.living_characters_per_player`` living characters there (draft, submitted or
     approved; dead and risen ones do not count). ``name`` is stripped, 1..80 characters.
-    The player's membership row is locked so two simultaneous creations cannot both pass
-    the limit. Creates the campaign's default traits if it has none yet.
+    Runs under the campaign lock, so two simultaneous creations cannot both pass the limit.
+    Creates the campaign's default traits if it has none yet.
     Raises ServiceError: not a member, limit reached, or field errors (``name``, ``portrait``).
     Source: RULES.md R5.
     """
@@ -355,7 +352,7 @@ def character_create(
     if portrait:
         validate_portrait(portrait)
     membership = (
-        Membership.objects.select_for_update().filter(campaign=campaign, user=player).first()
+        Membership.objects.filter(campaign=campaign, user=player).first()
         if player is not None and player.is_authenticated
         else None
     )
@@ -403,7 +400,7 @@ def _edit_refusal(status: str) -> str:
     return _("This character is dead: the sheet can no longer be changed.")
 
 
-@transaction.atomic
+@campaign_locked(by_character)
 def sheet_save(
     *,
     character: Character,
@@ -463,7 +460,7 @@ def sheet_save(
     return locked
 
 
-@transaction.atomic
+@campaign_locked(by_character)
 def sheet_review(
     *, character: Character, master: AnyUser, approve: bool, comment: str = ""
 ) -> Character:
@@ -538,7 +535,7 @@ def _display(value: object) -> str:
     return str(value)
 
 
-@transaction.atomic
+@campaign_locked(by_character)
 def sheet_master_edit(
     *,
     character: Character,
@@ -691,7 +688,7 @@ def _check_item_type(character: Character, item_type: ItemType) -> None:
         raise ServiceError({"item_type": _("That item is not in this campaign's catalogue.")})
 
 
-@transaction.atomic
+@campaign_locked(by_character)
 def inventory_add(
     *, character: Character, item_type: ItemType, quantity: Decimal | int | str
 ) -> InventoryItem:
@@ -711,7 +708,7 @@ def inventory_add(
     return item
 
 
-@transaction.atomic
+@campaign_locked(by_character)
 def inventory_remove(
     *, character: Character, item_type: ItemType, quantity: Decimal | int | str
 ) -> InventoryItem:
@@ -751,7 +748,7 @@ def inventory_remove(
 # --- rolls -------------------------------------------------------------------------------------
 
 
-@transaction.atomic
+@campaign_locked(by_character)
 def roll_action_for_character(
     *,
     character: Character,
@@ -768,9 +765,8 @@ def roll_action_for_character(
     points); ``dirt_sensitive`` None = the trait's own flag (R8). ``base_threshold`` an int
     0..100 (%) gives the effective threshold, the successes and the outcome at once; None
     leaves them empty for the master (``roll_set_threshold``) while the dice are rolled now.
-    The generator is ``make_rng(campaign entropy, (day, PURPOSE_ACTION, character id,
-    sequence))`` with sequence = this character's action rolls already made today, counted
-    under a row lock on the character so two simultaneous rolls get different keys.
+    The roll is written by the ledger (``nucleo.ledger.roll_record``): key ``(day,
+    RollPurpose.ACTION, character id, sequence)``, counted under the campaign lock.
     ``made_by`` must be the character's player or the campaign's master.
     Raises ServiceError: no permission; the character is dead or risen; unknown trait
     (``{"trait": …}``); bad threshold (``{"base_threshold": …}``); reason over 200 characters.
@@ -805,31 +801,30 @@ def roll_action_for_character(
     except RulesError as exc:
         raise ServiceError(str(exc)) from None
 
-    day = campaign.current_day
-    # Counted while holding the character's row lock: a second roll of this character waits
-    # here until the first commits, then counts it.
-    sequence = Roll.objects.filter(
-        character=locked, day=day, generator_key__1=PURPOSE_ACTION
-    ).count()
-    key = [day, PURPOSE_ACTION, locked.pk, sequence]
-    rng = make_rng(campaign.entropy_int, key)
-    try:
-        if threshold is None:
-            # Same draw as roll_action (one rng.integers(1, 101, size=1 + value)), so the faces
-            # are the ones a threshold given up front would have met.
-            dice = list(roll_dice(1 + value, D100, rng))
-            effective = successes = success = None
-        else:
+    def roller(rng: np.random.Generator) -> dict[str, object]:
+        try:
+            if threshold is None:
+                # Same draw as roll_action (one rng.integers(1, 101, size=1 + value)), so the
+                # faces are the ones a threshold given up front would have met.
+                return {"dice": list(roll_dice(1 + value, D100, rng))}
             result = roll_action(value, threshold, rng, penalty)
-            dice = list(result.dice)
-            effective, successes, success = result.threshold, result.successes, result.success
-    except RulesError as exc:
-        raise ServiceError(str(exc)) from None
-    return Roll.objects.create(
+        except RulesError as exc:
+            raise ServiceError(str(exc)) from None
+        return {
+            "dice": list(result.dice),
+            "effective_threshold": result.threshold,
+            "successes": result.successes,
+            "success": result.success,
+        }
+
+    return roll_record(
+        Roll,
         campaign=campaign,
+        purpose=RollPurpose.ACTION,
+        subject=locked.pk,
+        roller=roller,
         character=locked,
         made_by=made_by,
-        day=day,
         kind=Roll.Kind.ACTION,
         reason=clean_reason,
         trait=trait,
@@ -838,15 +833,10 @@ def roll_action_for_character(
         dirt_sensitive=sensitive,
         base_threshold=threshold,
         modifiers=[m.as_dict() for m in penalty],
-        effective_threshold=effective,
-        dice=dice,
-        successes=successes,
-        success=success,
-        generator_key=key,
-        engine_version=reglas.ENGINE_VERSION,
     )
 
 
+@campaign_locked(lambda roll, **_: roll.campaign_id)
 def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> Roll:
     """The master sets the base threshold (int 0..100, %) of an action roll made without one.
 
@@ -886,7 +876,6 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
 
 __all__ = [
     "MAX_TRAIT_VALUE",
-    "PURPOSE_ACTION",
     "campaign_traits",
     "character_create",
     "inventory_add",

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from escenas import rolls, services
+from escenas import services
 from escenas.models import Draft, Post, PostRevision, PostRoll, RollRequest, Scene
+from nucleo.ledger import USER_SUBJECT_OFFSET
 from personajes.models import Roll, Trait
 from reglas.core import make_rng
 from reglas.dice import roll_action
@@ -264,7 +265,7 @@ def test_event_and_expression_keys_follow_the_scheme(story, player_a, master, ch
     assert keys == [
         [7, 2, char_a.pk, 0],
         [7, 2, char_a.pk, 1],
-        [7, 3, master.pk + rolls.USER_SUBJECT_OFFSET, 0],
+        [7, 3, master.pk + USER_SUBJECT_OFFSET, 0],
     ]
     expression = Roll.objects.get(kind="expression")
     assert expression.reason == "asalto"

@@ -10,7 +10,7 @@ import reglas
 from nucleo.errors import ServiceError
 from personajes import services
 from personajes.models import Character, Roll
-from reglas.core import make_rng
+from reglas.core import RollPurpose, make_rng
 from reglas.dice import roll_action
 from tests.personajes.helpers import make_character, postgres_only, run_concurrently
 
@@ -45,7 +45,7 @@ def test_the_rulebooks_door(hero, player_a, campaign):
     assert (r.trait.slug, r.trait_name, r.trait_value) == ("fuerza", "Fuerza", 2)
     assert (r.kind, r.day, r.reason, r.made_by) == ("action", 7, "Forzar la puerta", player_a)
     assert r.dirt_sensitive is False
-    assert r.generator_key == [7, services.PURPOSE_ACTION, hero.pk, 0]
+    assert r.generator_key == [7, RollPurpose.ACTION, hero.pk, 0]
     assert r.engine_version == reglas.ENGINE_VERSION
     # The stored dice are exactly what the recorded key regenerates.
     again = roll_action(2, 30, make_rng(campaign.entropy_int, r.generator_key))
