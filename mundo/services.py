@@ -28,8 +28,9 @@ from mundo.models import (
     WorldRoll,
 )
 from nucleo.errors import ServiceError
-from reglas import ENGINE_VERSION
-from reglas.core import RollPurpose, make_rng
+from nucleo.ledger import roll_record
+from nucleo.locks import campaign_lock, campaign_locked, lock_row, lock_rows
+from reglas.core import RollPurpose
 from reglas.encounters import roll_encounter
 from reglas.errors import RulesError
 from reglas.population import AdjustedPopulation, apply_adjustments, population
@@ -121,14 +122,17 @@ def invitation_accept(*, token: str, user: AbstractBaseUser) -> Membership:
 
     A member who follows the link again keeps their role and uses nothing. Raises ServiceError
     when the invitation does not exist, was revoked, has expired or was already used. The
-    invitation row is locked so two people cannot both consume a single-use link.
+    invitation row is locked (after its campaign) so two people cannot both consume a
+    single-use link.
     """
-    with transaction.atomic():
-        invitation = (
-            Invitation.objects.select_for_update().select_related("campaign").filter(token=token)
-        ).first()
-        if invitation is None:
+    campaign_id = Invitation.objects.filter(token=token).values_list("campaign_id", flat=True)
+    if not campaign_id:
+        raise ServiceError(_("This invitation does not exist."))
+    with campaign_lock(campaign_id[0]):
+        locked = lock_rows(Invitation.objects.select_related("campaign").filter(token=token))
+        if not locked:
             raise ServiceError(_("This invitation does not exist."))
+        invitation = locked[0]
         existing = Membership.objects.filter(campaign=invitation.campaign, user=user).first()
         if existing is not None:
             return existing
@@ -153,15 +157,6 @@ def invitation_revoke(*, invitation: Invitation, user: AbstractBaseUser) -> None
 
 # --- the world: settlements, places, master actions (R16–R18, R22, R23) -----------------------
 
-PURPOSE_SHOP = RollPurpose.SHOP
-"""``make_rng`` purpose of a shop's stock roll (R23); 1..3 are character and post rolls."""
-PURPOSE_SEARCH = RollPurpose.SEARCH
-"""Purpose of a weapon search (R22)."""
-PURPOSE_ROUTE = RollPurpose.ROUTE
-"""Purpose of a route check (R18)."""
-PURPOSE_RESTORE = RollPurpose.RESTORE
-"""Purpose slot of a restoration record (no dice: the key only orders the ledger)."""
-
 
 def is_master(campaign: Campaign, user: AbstractBaseUser | None) -> bool:
     """True when ``user`` is the campaign's master, or a superuser (the admin's operators)."""
@@ -179,12 +174,6 @@ def _require_master(campaign: Campaign, user: AbstractBaseUser | None) -> None:
         raise ServiceError(_("Only the campaign's master can do that."))
 
 
-def _locked_campaign(campaign_id: int) -> Campaign:
-    # Every world write locks the campaign row first (the tick does too): one lock order, and a
-    # master's roll never lands on a day the tick is closing.
-    return Campaign.objects.select_for_update().get(pk=campaign_id)
-
-
 def _world_roll(
     *,
     campaign: Campaign,
@@ -196,33 +185,24 @@ def _world_roll(
     settlement: Settlement | None = None,
     location: Location | None = None,
 ) -> WorldRoll:
-    """Make one world roll with its own generator and store it in the ledger.
+    """Make one world roll and write it through the ledger (``nucleo.ledger.roll_record``):
+    key ``[day, purpose, subject id, sequence]`` under the campaign lock the caller holds.
+    ``roller`` returns the dice, the engine's result (JSON) and its description."""
 
-    The sequence number is the count of earlier rolls with the same (day, purpose, subject),
-    read under the campaign lock the caller holds, so the key is unique and reproducible.
-    """
-    day = campaign.current_day
-    sequence = WorldRoll.objects.filter(
+    def fields(rng: np.random.Generator) -> dict[str, object]:
+        dice, result, description = roller(rng)
+        return {"dice": dice, "result": result, "description": description}
+
+    return roll_record(
+        WorldRoll,
         campaign=campaign,
-        day=day,
-        generator_key__0=day,
-        generator_key__1=purpose,
-        generator_key__2=subject_id,
-    ).count()
-    key = [day, purpose, subject_id, sequence]
-    dice, result, description = roller(make_rng(campaign.entropy_int, key))
-    return WorldRoll.objects.create(
-        campaign=campaign,
-        day=day,
+        purpose=purpose,
+        subject=subject_id,
+        roller=fields,
         kind=kind,
         settlement=settlement,
         location=location,
         made_by=user if user is not None and user.is_authenticated else None,
-        generator_key=key,
-        engine_version=ENGINE_VERSION,
-        dice=dice,
-        result=result,
-        description=description,
     )
 
 
@@ -242,7 +222,7 @@ def _check_settlement_values(*, population: object, area_m2: object, growth_rate
         raise ServiceError(errors)
 
 
-@transaction.atomic
+@campaign_locked(lambda campaign, **_: campaign.pk)
 def settlement_create(
     *,
     campaign: Campaign,
@@ -310,14 +290,13 @@ def settlement_adjust(
     }
     if errors:
         raise ServiceError(errors)
-    with transaction.atomic():
-        _locked_campaign(settlement.campaign_id)
+    with campaign_lock(settlement.campaign_id):
         Settlement.objects.filter(pk=settlement.pk).update(**changes)
     settlement.refresh_from_db()
     return settlement
 
 
-@transaction.atomic
+@campaign_locked(lambda settlement, **_: settlement.campaign_id)
 def location_create(
     *,
     settlement: Settlement,
@@ -370,9 +349,10 @@ def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> World
     """
     campaign = location.settlement.campaign
     _require_master(campaign, user)
-    with transaction.atomic():
-        campaign = _locked_campaign(campaign.pk)
-        place = Location.objects.select_for_update().get(pk=location.pk)
+    # Every world write locks the campaign first (the tick does too): a master's roll never
+    # lands on a day the tick is closing.
+    with campaign_lock(campaign.pk) as campaign:
+        place = lock_row(Location.objects, location.pk)
         if place.kind != Location.Kind.SHOP:
             raise ServiceError(_("Only a shop can be discovered."))
         if place.discovered_day is not None:
@@ -392,7 +372,7 @@ def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> World
         record = _world_roll(
             campaign=campaign,
             kind=WorldRoll.Kind.SHOP,
-            purpose=PURPOSE_SHOP,
+            purpose=RollPurpose.SHOP,
             subject_id=place.pk,
             user=user,
             roller=roll,
@@ -417,9 +397,10 @@ def location_search(*, location: Location, user: AbstractBaseUser | None) -> Wor
     """
     campaign = location.settlement.campaign
     _require_master(campaign, user)
-    with transaction.atomic():
-        campaign = _locked_campaign(campaign.pk)
-        place = Location.objects.select_for_update().get(pk=location.pk)
+    # Every world write locks the campaign first (the tick does too): a master's roll never
+    # lands on a day the tick is closing.
+    with campaign_lock(campaign.pk) as campaign:
+        place = lock_row(Location.objects, location.pk)
         if place.kind not in (Location.Kind.DWELLING, Location.Kind.SHOP):
             raise ServiceError(_("Only a dwelling or a shop can be searched for weapons."))
         if place.searched_day is not None:
@@ -434,7 +415,7 @@ def location_search(*, location: Location, user: AbstractBaseUser | None) -> Wor
         record = _world_roll(
             campaign=campaign,
             kind=WorldRoll.Kind.SEARCH,
-            purpose=PURPOSE_SEARCH,
+            purpose=RollPurpose.SEARCH,
             subject_id=place.pk,
             user=user,
             roller=roll,
@@ -466,8 +447,9 @@ def route_check(
         detection = DetectionMode.parse(mode)
     except RulesError:
         raise ServiceError({"mode": _("Unknown detection mode.")}) from None
-    with transaction.atomic():
-        campaign = _locked_campaign(campaign.pk)
+    # Every world write locks the campaign first (the tick does too): a master's roll never
+    # lands on a day the tick is closing.
+    with campaign_lock(campaign.pk) as campaign:
         place = Settlement.objects.get(pk=settlement.pk)
         zombies = adjusted_population(place, campaign.current_day).zombies
 
@@ -478,7 +460,7 @@ def route_check(
         return _world_roll(
             campaign=campaign,
             kind=WorldRoll.Kind.ROUTE,
-            purpose=PURPOSE_ROUTE,
+            purpose=RollPurpose.ROUTE,
             subject_id=place.pk,
             user=user,
             roller=roll,
@@ -520,9 +502,10 @@ def utility_restore(
     _require_master(campaign, user)
     if not power and not water:
         raise ServiceError(_("Choose power, water or both."))
-    with transaction.atomic():
-        campaign = _locked_campaign(campaign.pk)
-        current = Grid.objects.select_for_update().get(pk=grid.pk)
+    # Every world write locks the campaign first (the tick does too): a master's roll never
+    # lands on a day the tick is closing.
+    with campaign_lock(campaign.pk) as campaign:
+        current = lock_row(Grid.objects, grid.pk)
         restored = []
         changes: dict[str, object] = {}
         if power and not current.power_on:
@@ -538,7 +521,7 @@ def utility_restore(
         return _world_roll(
             campaign=campaign,
             kind=WorldRoll.Kind.RESTORE,
-            purpose=PURPOSE_RESTORE,
+            purpose=RollPurpose.RESTORE,
             subject_id=current.pk,
             user=user,
             roller=lambda _rng: (
@@ -550,6 +533,7 @@ def utility_restore(
         )
 
 
+@campaign_locked(lambda campaign, **_: campaign.pk)
 def campaign_schedule_set(
     *,
     campaign: Campaign,

@@ -92,13 +92,22 @@ def campaign_locked[**P, R](
     return decorate
 
 
-def lock_rows[M: Model](queryset: QuerySet[M]) -> list[M]:
+def lock_rows[M: Model](queryset: QuerySet[M], *, account: bool = False) -> list[M]:
     """Lock the rows of ``queryset`` (its own table only) in primary-key order and return them.
 
-    Call inside ``campaign_lock``; raises ``LockOrderError`` otherwise. Lock each model's rows in
-    one call: two calls for one model could interleave with another transaction's.
+    Campaign data: call inside ``campaign_lock``; raises ``LockOrderError`` otherwise. Lock each
+    model's rows in one call: two calls for one model could interleave with another
+    transaction's. ``account=True`` is for rows that belong to no campaign (a user, their API
+    tokens): those are locked in a transaction of their own, never inside a campaign's lock
+    (``LockOrderError`` then), so the two kinds of lock never wait on each other. Needs an open
+    transaction (``transaction.atomic``) either way.
     """
-    if _held.get() is None:
+    held = _held.get()
+    if account and held is not None:
+        raise LockOrderError(
+            f"{queryset.model.__name__} is account data: lock it outside campaign {held}'s lock."
+        )
+    if not account and held is None:
         raise LockOrderError(
             f"{queryset.model.__name__} rows locked before their campaign: "
             "enter nucleo.locks.campaign_lock first."

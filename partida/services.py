@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from nucleo.errors import ServiceError
+from nucleo.locks import lock_rows
 from partida.models import KEY_PREFIX_LENGTH, ApiToken
 
 MAX_ACTIVE_TOKENS = 20
@@ -60,7 +61,7 @@ def token_create(*, user: AbstractBaseUser, name: str) -> NewToken:
         raise ServiceError({"name": _("Give the token a name, e.g. “diary bot”.")})
     if len(clean) > NAME_MAX_LENGTH:
         raise ServiceError({"name": _("At most %(max)d characters.") % {"max": NAME_MAX_LENGTH}})
-    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    lock_rows(get_user_model().objects.filter(pk=user.pk), account=True)
     active = ApiToken.objects.filter(user=user, revoked_at__isnull=True).count()
     if active >= MAX_ACTIVE_TOKENS:
         raise ServiceError(

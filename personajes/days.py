@@ -11,12 +11,12 @@ import math
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
 from django.utils.translation import gettext as _
 
 from mundo.models import Campaign, Grid, Location
 from mundo.services import is_master
 from nucleo.errors import ServiceError
+from nucleo.locks import campaign_lock, campaign_locked, lock_row, lock_rows
 from personajes.models import Character, DayRecord, InventoryItem, ItemType, ShelterStash
 
 _Q = Decimal("0.001")
@@ -39,22 +39,25 @@ def _shelter_has_running_water(shelter: Location | None) -> bool:
 def _take_water(*, character: Character, shelter: Location | None, litres: float) -> bool:
     """Take ``litres`` L of stored water from the character's water items, then from its
     shelter's stash; all or nothing. Returns False (and takes nothing) when there is not
-    enough. Rows are locked (``select_for_update``) so two marks cannot spend the same water.
+    enough. Rows are locked (``lock_rows``, under the campaign lock) so two marks cannot
+    spend the same water.
     """
     stacks: list[tuple[type, int, Decimal, float]] = [
         (InventoryItem, item.pk, item.quantity, item.item_type.litres_per_unit)
-        for item in InventoryItem.objects.select_for_update()
-        .filter(character=character, item_type__kind=ItemType.Kind.WATER, quantity__gt=0)
-        .select_related("item_type")
-        .order_by("id")
+        for item in lock_rows(
+            InventoryItem.objects.filter(
+                character=character, item_type__kind=ItemType.Kind.WATER, quantity__gt=0
+            ).select_related("item_type")
+        )
     ]
     if shelter is not None:
         stacks += [
             (ShelterStash, s.pk, s.quantity, s.item_type.litres_per_unit)
-            for s in ShelterStash.objects.select_for_update()
-            .filter(shelter=shelter, item_type__kind=ItemType.Kind.WATER, quantity__gt=0)
-            .select_related("item_type")
-            .order_by("id")
+            for s in lock_rows(
+                ShelterStash.objects.filter(
+                    shelter=shelter, item_type__kind=ItemType.Kind.WATER, quantity__gt=0
+                ).select_related("item_type")
+            )
         ]
     available = sum(float(q) * per for _m, _pk, q, per in stacks if per > 0)
     if available + 1e-6 < litres:
@@ -68,6 +71,10 @@ def _take_water(*, character: Character, shelter: Location | None, litres: float
         model.objects.filter(pk=pk).update(quantity=left)
         remaining -= units * per
     return True
+
+
+def _closed_day(day: object) -> str:
+    return _("Day %(day)s is already closed: mark today or a later day.") % {"day": day}
 
 
 def day_record_save(
@@ -100,13 +107,15 @@ def day_record_save(
     ):
         errors["sleep_h"] = _("Hours of sleep must be between 0 and 24.")
     if isinstance(day, bool) or not isinstance(day, int) or day < campaign.current_day:
-        errors["day"] = _("Day %(day)s is already closed: mark today or a later day.") % {
-            "day": day
-        }
+        errors["day"] = _closed_day(day)
     if errors:
         raise ServiceError(errors)
-    with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+    # Checked again under the campaign lock, which the tick holds while it closes a day: the
+    # day is still open when the record is written.
+    with campaign_lock(character.campaign_id) as campaign:
+        if day < campaign.current_day:
+            raise ServiceError({"day": _closed_day(day)})
+        locked = lock_row(Character.objects, character.pk)
         if locked.status != Character.Status.APPROVED:
             raise ServiceError(_("Only a living character in play has days to mark."))
         existing = DayRecord.objects.filter(character=locked, day=day).first()
@@ -145,6 +154,7 @@ def day_record_save(
     return record
 
 
+@campaign_locked(lambda shelter, **_: shelter.settlement.campaign_id)
 def shelter_stash_set(
     *,
     shelter: Location,

@@ -12,7 +12,7 @@ from django.utils import translation
 from mundo import services
 from mundo.models import Grid, Location, Settlement, WorldRoll
 from nucleo.errors import ServiceError
-from reglas.core import make_rng
+from reglas.core import RollPurpose, make_rng
 from reglas.search import roll_search
 from reglas.supplies import SHOP_TYPES, roll_shop_supplies
 from tests.factories import SettlementFactory
@@ -47,7 +47,7 @@ def test_discovering_a_shop_rolls_its_stock_once_with_its_dice(master, town):
     expected = roll_shop_supplies(
         "farmacia", 7, make_rng(town.campaign.entropy_int, roll.generator_key)
     )
-    assert roll.generator_key == [7, services.PURPOSE_SHOP, shop.pk, 0]
+    assert roll.generator_key == [7, RollPurpose.SHOP, shop.pk, 0]
     assert roll.dice[0] == expected.die
     assert shop.discovered_day == 7
     assert shop.stock_medicine_doses == expected.medicine_doses
