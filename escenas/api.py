@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import prefetch_related_objects
@@ -412,6 +413,31 @@ class PostCreateSerializer(StrictSerializer):
         help_text=gettext_lazy("A note only the master reads (Markdown)."),
     )
     roll = RollSpecSerializer(required=False, allow_null=True)
+    whisper = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=gettext_lazy(
+            "A whisper: only its recipients (whisper_to), the author and the master read it; "
+            "a whisper to nobody is for the master's eyes only."
+        ),
+    )
+    whisper_to = serializers.ListField(
+        child=serializers.CharField(max_length=150),
+        required=False,
+        max_length=50,
+        help_text=gettext_lazy(
+            "Usernames of the members who read the whisper (members who read the scene)."
+        ),
+    )
+    fulfil = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=999_999_999_999_999_999),
+        required=False,
+        max_length=20,
+        help_text=gettext_lazy(
+            "Ids of my pending roll requests in this scene (``/roll-requests/``) to answer "
+            "with this post: each is rolled now with the request's trait, threshold and reason."
+        ),
+    )
     idempotency_key = serializers.RegexField(
         rf"^{services.KEY_PATTERN.pattern}$",  # the service's rule: no ":" (the diary keys)
         required=False,
@@ -506,11 +532,8 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
             raise DrfValidationError(
                 {"idempotency_key": [_("Send an Idempotency-Key header or this field.")]}
             )
-        retry = Post.objects.filter(
-            scene=access.scene, idempotency_key=key, author=request.user
-        ).exists()
         try:
-            made = services.post_create(
+            made, created = services.post_create(
                 access=access,
                 author=request.user,
                 idempotency_key=key,
@@ -520,6 +543,9 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
                 npc_name=data.get("npc_name", ""),
                 note_to_master=data.get("note_to_master", ""),
                 roll=self._roll_spec(access, data.get("roll")),
+                whisper=data.get("whisper", False),
+                whisper_to=self._users(data.get("whisper_to", [])),
+                fulfil=data.get("fulfil", []),
             )
         except DjangoValidationError as exc:
             raise _as_drf(exc, SERVICE_FIELDS) from None
@@ -527,7 +553,16 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
             campaign=access.scene.campaign, pk=made.pk, user=request.user
         )
         body = PostSerializer(selectors.post_view(post, access.viewer)).data
-        return Response(body, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED)
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+    @staticmethod
+    def _users(usernames: list[str]) -> list[int]:
+        """User ids for usernames; an unknown name becomes 0, which the service refuses under
+        ``whisper_to`` like any user who may not read the whisper."""
+        ids = dict(
+            get_user_model().objects.filter(username__in=usernames).values_list("username", "pk")
+        )
+        return [ids.get(name, 0) for name in usernames]
 
     @staticmethod
     def _character(access: selectors.SceneAccess, pk: int | None, *path: str) -> Character | None:

@@ -369,7 +369,7 @@ def post_create(
     whisper_to: Sequence[Any] = (),
     roll: RollSpec | None = None,
     fulfil: Sequence[int] = (),
-) -> Post:
+) -> tuple[Post, bool]:
     """Write a post in the scene of ``access`` (from ``scene_get_for_user`` for ``author``),
     making its rolls on the server now.
 
@@ -378,8 +378,9 @@ def post_create(
     and the master see it (a whisper to nobody is for the master's eyes only);
     ``roll`` one roll to make; ``fulfil`` ids of pending roll requests of the author's
     characters in this scene, each made now with the request's trait, threshold and reason.
-    A post needs text or a roll. A retried submit with the same ``idempotency_key`` returns the
-    stored post (no second roll). Raises ServiceError (nothing saved) for any refusal, including
+    A post needs text or a roll. Returns ``(post, created)``: a retried submit with the same
+    ``idempotency_key`` returns the stored post and False (no second roll), decided under the
+    campaign lock. Raises ServiceError (nothing saved) for any refusal, including
     the characters service's (dead character, unknown trait, bad threshold).
     Source: RULES.md R2–R4, R9 (rolls), DESIGN.md (idempotency, append-only rolls).
     """
@@ -394,7 +395,7 @@ def post_create(
         if existing is not None:
             if existing.author_id != author.pk:
                 raise ServiceError(_("The form has expired: reload the page and send it again."))
-            return existing
+            return existing, False
         body, note = _check_text(body, note_to_master)
         speaker, post_character = _speaker(
             access, author=author, voice=voice, character=character, npc_name=npc_name
@@ -449,7 +450,7 @@ def post_create(
         Draft.objects.filter(scene=scene, user=author).delete()
         _mark_read(scene=scene, user=author, post_id=post.pk)
         notify_posts([post.pk])
-    return post
+    return post, True
 
 
 def _pending_requests_for(

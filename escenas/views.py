@@ -252,7 +252,9 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _draft_save(request, access)
     if form.is_valid():
         try:
-            post = services.post_create(access=access, author=request.user, **form.service_kwargs())
+            post, _created = services.post_create(
+                access=access, author=request.user, **form.service_kwargs()
+            )
         except ServiceError as exc:
             add_service_errors(form, exc)
         else:

@@ -50,7 +50,7 @@ def _approved(campaign: Campaign, username: str) -> Character | None:
 
 def _post(scene: Scene, user: Any, key: str, **kwargs: Any) -> Any:
     access = selectors.scene_get_for_user(campaign=scene.campaign, pk=scene.pk, user=user)
-    return services.post_create(access=access, author=user, idempotency_key=key, **kwargs)
+    return services.post_create(access=access, author=user, idempotency_key=key, **kwargs)[0]
 
 
 @transaction.atomic

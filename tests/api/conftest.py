@@ -226,7 +226,7 @@ def make_scenes(campaign, master, player_a, char_a) -> dict:
         access = selectors.scene_get_for_user(campaign=campaign, pk=scene.pk, user=user)
         return services.post_create(
             access=access, author=user, idempotency_key=uuid.uuid4().hex, **kwargs
-        )
+        )[0]
 
     post_a = post(
         story,

@@ -259,7 +259,7 @@ def test_a_roll_hidden_in_a_post_stays_the_masters_everywhere(world, clients):
     access = selectors.scene_get_for_user(
         campaign=world["campaign"], pk=world["story"].pk, user=world["master"]
     )
-    post = services.post_create(
+    post, _created = services.post_create(
         access=access,
         author=world["master"],
         idempotency_key="hidden-action-1",
@@ -277,3 +277,70 @@ def test_a_roll_hidden_in_a_post_stays_the_masters_everywhere(world, clients):
     assert hidden.pk in masters
     assert clients["player_a"].get(f"/api/v1/rolls/{hidden.pk}/").status_code == 404
     assert clients["master"].get(f"/api/v1/rolls/{hidden.pk}/").status_code == 200
+
+
+def test_a_whisper_reaches_only_its_recipients_and_the_master(world, clients):
+    client = clients["token_a"]
+    scene = world["watch"]  # every player reads it; only Ana's player writes
+    to_bruno = client.post(
+        posts_url(scene),
+        {"body": "Bruno, ¿me oyes?", "whisper_to": ["bruno"], "idempotency_key": "w-0001-abcd"},
+        format="json",
+    )
+    assert to_bruno.status_code == 201, to_bruno.content
+    assert to_bruno.json()["is_whisper"] is True
+    assert to_bruno.json()["whisper_to"] == ["bruno"]
+    for_master = client.post(
+        posts_url(scene),
+        {"body": "Solo para el máster.", "whisper": True, "idempotency_key": "w-0002-abcd"},
+        format="json",
+    )
+    assert for_master.status_code == 201, for_master.content
+    assert for_master.json()["whisper_to"] == []
+
+    def bodies(actor: str) -> list[str]:
+        response = clients[actor].get(posts_url(scene))
+        assert response.status_code == 200
+        return [p["body"] for p in response.json()["results"]]
+
+    assert bodies("player_b") == ["Bruno, ¿me oyes?"]
+    assert bodies("master") == ["Bruno, ¿me oyes?", "Solo para el máster."]
+
+
+def test_a_whisper_to_someone_who_cannot_read_it_is_refused_by_field(world, clients):
+    before = counts()
+    for names in (["nadie-con-este-nombre"], ["olga"]):  # unknown; an outsider
+        response = clients["token_a"].post(
+            posts_url(world["watch"]),
+            {"body": "Psst.", "whisper_to": names, "idempotency_key": "w-0003-abcd"},
+            format="json",
+        )
+        assert response.status_code == 400, response.content
+        assert list(response.json()) == ["whisper_to"]
+    assert counts() == before
+
+
+def test_a_post_answers_a_roll_request_once(world, clients):
+    request = world["request"]  # Percepción, threshold 40, for Ana
+    body = {"body": "Escucho.", "as": "character", "character": world["char_a"].pk}
+    first = clients["token_a"].post(
+        posts_url(world["story"]),
+        {**body, "fulfil": [request.pk], "idempotency_key": "f-0001-abcd"},
+        format="json",
+    )
+    assert first.status_code == 201, first.content
+    (roll,) = (r["roll"] for r in first.json()["rolls"])
+    assert roll["trait"] == "percepcion" and roll["base_threshold"] == 40
+    assert roll["reason"] == "¿Oyes algo?"
+    assert len(roll["dice"]) == 1  # Percepción 0 → 1 d100 (R3)
+    request.refresh_from_db()
+    assert request.fulfilled_roll_id == roll["id"]
+
+    before = counts()
+    again = clients["token_a"].post(
+        posts_url(world["story"]),
+        {**body, "fulfil": [request.pk], "idempotency_key": "f-0002-abcd"},
+        format="json",
+    )
+    assert again.status_code == 400, again.content
+    assert counts() == before

@@ -72,8 +72,13 @@ def test_a_retry_through_the_service_returns_the_stored_post(story, player_a, ch
     access = access_for(story, player_a)
     spec = services.RollSpec(kind="expression", expression="2d6+1")
     key = new_key()
-    one = services.post_create(access=access, author=player_a, idempotency_key=key, roll=spec)
-    two = services.post_create(access=access, author=player_a, idempotency_key=key, roll=spec)
+    one, first = services.post_create(
+        access=access, author=player_a, idempotency_key=key, roll=spec
+    )
+    two, again = services.post_create(
+        access=access, author=player_a, idempotency_key=key, roll=spec
+    )
+    assert (first, again) == (True, False)
     assert one.pk == two.pk
     assert Roll.objects.count() == 1
 
@@ -226,7 +231,7 @@ def test_threshold_later_the_dice_are_fixed_at_posting(story, player_a, master, 
 
 def test_event_roll_probability_later(story, master, player_a, char_a):
     access = access_for(story, player_a)
-    post = services.post_create(
+    post, _created = services.post_create(
         access=access,
         author=player_a,
         idempotency_key=new_key(),

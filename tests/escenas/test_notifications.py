@@ -29,7 +29,7 @@ def say(scene, user, body, **kwargs):
         if access_for(scene, user).voices[0] == "character"
         else None,
         **kwargs,
-    )
+    )[0]
 
 
 def test_participants_get_an_email_after_commit(

@@ -24,7 +24,7 @@ def say(scene, user, body, **kwargs):
         voice=voice,
         character=access.characters[0] if voice == "character" else None,
         **kwargs,
-    )
+    )[0]
 
 
 def test_htmx_post_answers_a_fresh_form_and_triggers_the_poller(story, player_a, char_a):

@@ -86,7 +86,7 @@ def write(scene: Scene, user, body: str, **kwargs) -> Post:
         voice=voice,
         character=character,
         **kwargs,
-    )
+    )[0]
 
 
 def voice_field(scene: Scene, user) -> str:
