@@ -42,8 +42,8 @@ from mundo.api import ErrorSerializer, PageNumberPagination, errors
 from mundo.models import Membership
 from nucleo.serializers import StrictSerializer
 from personajes import api as personajes_api
+from personajes import rolls as personajes_rolls
 from personajes import selectors as personajes_selectors
-from personajes import services as personajes_services
 from personajes.models import Character, Roll, Trait
 
 # --- fetching through the pages' checks --------------------------------------------------------
@@ -686,7 +686,7 @@ class RollThresholdView(generics.GenericAPIView):
                     post_roll=link, master=request.user, base_threshold=value
                 )
             else:
-                updated = personajes_services.roll_set_threshold(
+                updated = personajes_rolls.roll_set_threshold(
                     roll=roll, master=request.user, base_threshold=value
                 )
         except DjangoValidationError as exc:

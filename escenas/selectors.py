@@ -56,8 +56,8 @@ from nucleo.users import AnyUser
 from personajes.mapping import condition_state
 from personajes.models import Character, DiaryEntry, Roll, Trait, TraitValue
 from reglas.characters import action_penalty
-from reglas.core import breakdown_total, clamp_threshold
-from reglas.dice import action_success_probability
+from reglas.core import breakdown_total
+from reglas.dice import action_chance
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -846,14 +846,8 @@ def roll_chance(
         return None
     if base_threshold is None:
         return Chance(character, option, None, None, None)
-    effective = clamp_threshold(base_threshold - option.penalty)
-    return Chance(
-        character,
-        option,
-        base_threshold,
-        effective,
-        action_success_probability(option.value, effective),
-    )
+    chance = action_chance(option.value, base_threshold, option.penalty)
+    return Chance(character, option, base_threshold, chance.effective, chance.p)
 
 
 # --- Search, feeds, diaries -----------------------------------------------------------------------

@@ -35,7 +35,6 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from escenas import rolls as scene_rolls
 from escenas import selectors
 from escenas.models import (
     BODY_MAX_CHARS,
@@ -55,7 +54,7 @@ from escenas.rendering import render_markdown
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, campaign_locked, lock_row
-from personajes import services as personajes_services
+from personajes import rolls as personajes_rolls
 from personajes.models import Character, Roll, Trait
 
 KEY_PATTERN = re.compile(r"[A-Za-z0-9_.-]{8,64}")
@@ -326,7 +325,7 @@ def _make_roll(
             raise ServiceError({"roll_character": _("Choose a character of this scene to roll.")})
         if not spec.trait_slug:
             raise ServiceError({"trait": _("Choose the trait to roll.")})
-        return personajes_services.roll_action_for_character(
+        return personajes_rolls.roll_action_for_character(
             character=allowed[character.pk],
             trait_slug=spec.trait_slug,
             base_threshold=spec.base_threshold,
@@ -337,7 +336,7 @@ def _make_roll(
     if character is not None and character.pk not in allowed:
         character = None
     if spec.kind == Roll.Kind.EVENT:
-        return scene_rolls.event_roll_create(
+        return personajes_rolls.event_roll_create(
             campaign=campaign,
             made_by=author,
             probability=spec.probability,
@@ -345,7 +344,7 @@ def _make_roll(
             reason=spec.reason,
         )
     if spec.kind == Roll.Kind.EXPRESSION:
-        return scene_rolls.expression_roll_create(
+        return personajes_rolls.expression_roll_create(
             campaign=campaign,
             made_by=author,
             expression=spec.expression,
@@ -427,7 +426,7 @@ def post_create(
             post.whisper_to.set(recipients)
         links: list[PostRoll] = []
         for request in requests:
-            made = personajes_services.roll_action_for_character(
+            made = personajes_rolls.roll_action_for_character(
                 character=request.character,
                 trait_slug=request.trait.slug,
                 base_threshold=request.base_threshold,
@@ -571,11 +570,11 @@ def roll_threshold_set(
     roll = post_roll.roll
     _require_master(roll.campaign_id, master)
     if roll.kind == Roll.Kind.ACTION:
-        updated = personajes_services.roll_set_threshold(
+        updated = personajes_rolls.roll_set_threshold(
             roll=roll, master=master, base_threshold=base_threshold
         )
     else:
-        updated = scene_rolls.event_roll_set_probability(roll=roll, probability=base_threshold)
+        updated = personajes_rolls.event_roll_set_probability(roll=roll, probability=base_threshold)
     Post.objects.filter(pk=post_roll.post_id).update(updated_at=timezone.now())
     return updated
 

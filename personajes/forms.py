@@ -21,7 +21,7 @@ from personajes import services
 from personajes.mapping import CONDITION_FIELDS
 from personajes.models import Character, Trait
 from personajes.selectors import REFERENCE_THRESHOLD
-from reglas.dice import action_success_probability
+from reglas.dice import action_chance
 
 
 def trait_field_name(slug: str) -> str:
@@ -129,11 +129,7 @@ class TraitFieldsMixin:
         rows = []
         for trait in self.traits:
             value = self.trait_value(trait)
-            p30 = (
-                action_success_probability(value, REFERENCE_THRESHOLD)
-                if value is not None
-                else None
-            )
+            p30 = action_chance(value, REFERENCE_THRESHOLD).p if value is not None else None
             rows.append(TraitRow(trait, form[trait_field_name(trait.slug)], value, p30))
         return rows
 

@@ -26,7 +26,7 @@ from personajes.mapping import condition_state
 from personajes.models import Character, InventoryItem, Roll, SheetChange, Trait, TraitValue
 from reglas.characters import action_penalty
 from reglas.core import Breakdown
-from reglas.dice import action_success_probability
+from reglas.dice import action_chance
 from reglas.health import DiseaseInputs, disease_probability
 from reglas.weather import season_for
 
@@ -168,7 +168,7 @@ def sheet_rows(character: Character) -> list[SheetRow]:
             SheetRow(
                 trait=trait,
                 value=value,
-                p_success=action_success_probability(value, REFERENCE_THRESHOLD),
+                p_success=action_chance(value, REFERENCE_THRESHOLD).p,
             )
         )
     return rows

@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import IO
 
-import numpy as np
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.db.models import F
 from django.utils.translation import gettext as _
@@ -33,16 +32,14 @@ from PIL import Image
 
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
-from nucleo.ledger import roll_record
 from nucleo.locks import campaign_locked, lock_row
 from nucleo.users import AnyUser
-from personajes.mapping import CONDITION_FIELDS, condition_state, trait_definitions
+from personajes.mapping import CONDITION_FIELDS, trait_definitions
 from personajes.models import (
     PORTRAIT_MAX_BYTES,
     Character,
     InventoryItem,
     ItemType,
-    Roll,
     SheetChange,
     Trait,
     TraitValue,
@@ -51,13 +48,10 @@ from reglas.characters import (
     DEFAULT_TRAITS,
     AllocationProblem,
     ConditionState,
-    action_penalty,
     is_dirt_sensitive,
     validate_allocation,
 )
-from reglas.core import Modifier, RollPurpose
-from reglas.dice import D100, MAX_ACTION_DICE, action_from_dice, roll_action, roll_dice
-from reglas.errors import RulesError
+from reglas.dice import D100, MAX_ACTION_DICE
 
 MAX_TRAIT_VALUE = MAX_ACTION_DICE - 1
 """Highest trait value the master may set (999): 1 + value dice must stay within the engine's
@@ -74,6 +68,7 @@ PORTRAIT_MAX_PIXELS = 40_000_000
 
 NAME_MAX_LENGTH = Character._meta.get_field("name").max_length or 80
 REASON_MAX_LENGTH = 200
+"""Most characters of a roll's (or an edit's) reason."""
 
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]{1,12}")
 _TRUE_TEXT = frozenset({"true", "1", "on", "yes", "si", "sí"})
@@ -114,18 +109,6 @@ def _clean_name(name: str) -> str:
     if len(text) > NAME_MAX_LENGTH:
         raise ServiceError(
             {"name": _("The name can have at most %(max)d characters.") % {"max": NAME_MAX_LENGTH}}
-        )
-    return text
-
-
-def _clean_reason(reason: str) -> str:
-    text = (reason or "").strip()
-    if len(text) > REASON_MAX_LENGTH:
-        raise ServiceError(
-            {
-                "reason": _("The reason can have at most %(max)d characters.")
-                % {"max": REASON_MAX_LENGTH}
-            }
         )
     return text
 
@@ -236,8 +219,23 @@ def _write_trait_values(
         TraitValue.objects.bulk_create(to_create)
 
 
-def _parse_threshold(value: object, *, required: bool) -> int | None:
-    """A base threshold: an int 0..100 (digits text accepted), or None when not required."""
+def clean_reason(reason: str) -> str:
+    """The stripped reason of a roll or an edit; raises ServiceError({"reason": …}) over
+    ``REASON_MAX_LENGTH`` (200) characters."""
+    text = (reason or "").strip()
+    if len(text) > REASON_MAX_LENGTH:
+        raise ServiceError(
+            {
+                "reason": _("The reason can have at most %(max)d characters.")
+                % {"max": REASON_MAX_LENGTH}
+            }
+        )
+    return text
+
+
+def parse_threshold(value: object, *, required: bool) -> int | None:
+    """A base threshold: an int 0..100 (%, digits text accepted), or None when not required;
+    raises ServiceError({"base_threshold": …}) otherwise."""
     if value is None and not required:
         return None
     if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
@@ -558,7 +556,7 @@ def sheet_master_edit(
     trait slug or condition field name (nothing saved).
     Source: RULES.md R5 ("the master can still edit, and the change is logged"), R6–R13.
     """
-    clean_reason = _clean_reason(reason)
+    reason_text = clean_reason(reason)
     locked = _lock_character(character)
     if not _is_master(locked.campaign_id, master):
         raise ServiceError(_("Only the campaign's master can change this sheet."))
@@ -621,7 +619,7 @@ def sheet_master_edit(
                     field=trait.name,
                     old_value=str(current.get(trait.pk, 0)),
                     new_value=str(points[trait.slug]),
-                    reason=clean_reason,
+                    reason=reason_text,
                 )
             )
     _write_trait_values(locked, traits, changed_points)
@@ -636,7 +634,7 @@ def sheet_master_edit(
                     field=str(Character._meta.get_field(name).verbose_name),
                     old_value=_display(getattr(locked, name)),
                     new_value=_display(new_condition[name]),
-                    reason=clean_reason,
+                    reason=reason_text,
                 )
             )
             setattr(locked, name, new_condition[name])
@@ -745,143 +743,12 @@ def inventory_remove(
     return InventoryItem.objects.get(character=character, item_type=item_type)
 
 
-# --- rolls -------------------------------------------------------------------------------------
-
-
-@campaign_locked(by_character)
-def roll_action_for_character(
-    *,
-    character: Character,
-    trait_slug: str,
-    base_threshold: int | None,
-    made_by: AnyUser,
-    dirt_sensitive: bool | None = None,
-    reason: str = "",
-) -> Roll:
-    """Roll ``1 + trait value`` d100 for the character now, and store every die (R3).
-
-    The R9 penalty comes from the character's condition at this moment
-    (``reglas.characters.action_penalty``) and is stored as ``modifiers`` (source, label,
-    points); ``dirt_sensitive`` None = the trait's own flag (R8). ``base_threshold`` an int
-    0..100 (%) gives the effective threshold, the successes and the outcome at once; None
-    leaves them empty for the master (``roll_set_threshold``) while the dice are rolled now.
-    The roll is written by the ledger (``nucleo.ledger.roll_record``): key ``(day,
-    RollPurpose.ACTION, character id, sequence)``, counted under the campaign lock.
-    ``made_by`` must be the character's player or the campaign's master.
-    Raises ServiceError: no permission; the character is dead or risen; unknown trait
-    (``{"trait": …}``); bad threshold (``{"base_threshold": …}``); reason over 200 characters.
-    Source: RULES.md R3, R8, R9; DESIGN.md "Randomness and the roll ledger".
-    """
-    threshold = _parse_threshold(base_threshold, required=False)
-    clean_reason = _clean_reason(reason)
-    if dirt_sensitive is not None and not isinstance(dirt_sensitive, bool):
-        raise ServiceError({"dirt_sensitive": _("Must be yes or no.")})
-    locked = _lock_character(character)
-    campaign = locked.campaign
-    is_owner = made_by is not None and made_by.is_authenticated and made_by.pk == locked.player_id
-    if not is_owner and not _is_master(campaign.pk, made_by):
-        raise ServiceError(
-            _("Only the character's player or the campaign's master can roll for it.")
-        )
-    if not locked.is_alive:
-        raise ServiceError(_("%(name)s is dead and cannot roll.") % {"name": locked.name})
-    trait = Trait.objects.filter(campaign=campaign, slug=trait_slug).first()
-    if trait is None:
-        raise ServiceError(
-            {"trait": _("There is no trait “%(slug)s” in this campaign.") % {"slug": trait_slug}}
-        )
-    value = (
-        TraitValue.objects.filter(character=locked, trait=trait)
-        .values_list("value", flat=True)
-        .first()
-    ) or 0
-    sensitive = trait.dirt_sensitive if dirt_sensitive is None else dirt_sensitive
-    try:
-        penalty = action_penalty(condition_state(locked), sensitive, campaign.rules)
-    except RulesError as exc:
-        raise ServiceError(str(exc)) from None
-
-    def roller(rng: np.random.Generator) -> dict[str, object]:
-        try:
-            if threshold is None:
-                # Same draw as roll_action (one rng.integers(1, 101, size=1 + value)), so the
-                # faces are the ones a threshold given up front would have met.
-                return {"dice": list(roll_dice(1 + value, D100, rng))}
-            result = roll_action(value, threshold, rng, penalty)
-        except RulesError as exc:
-            raise ServiceError(str(exc)) from None
-        return {
-            "dice": list(result.dice),
-            "effective_threshold": result.threshold,
-            "successes": result.successes,
-            "success": result.success,
-        }
-
-    return roll_record(
-        Roll,
-        campaign=campaign,
-        purpose=RollPurpose.ACTION,
-        subject=locked.pk,
-        roller=roller,
-        character=locked,
-        made_by=made_by,
-        kind=Roll.Kind.ACTION,
-        reason=clean_reason,
-        trait=trait,
-        trait_name=trait.name,
-        trait_value=value,
-        dirt_sensitive=sensitive,
-        base_threshold=threshold,
-        modifiers=[m.as_dict() for m in penalty],
-    )
-
-
-@campaign_locked(lambda roll, **_: roll.campaign_id)
-def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> Roll:
-    """The master sets the base threshold (int 0..100, %) of an action roll made without one.
-
-    The outcome is computed from the STORED dice and modifiers (``reglas.dice.action_from_dice``
-    with the penalty as it was when the dice were rolled); the dice never change. Written with
-    a compare-and-swap ``update(…)`` on ``base_threshold IS NULL``, so of two masters setting it
-    at once only the first wins. Returns the roll re-read.
-    Raises ServiceError: not the campaign's master; not an action roll; bad threshold
-    (``{"base_threshold": …}``); the threshold is already set.
-    Source: RULES.md R3, R9.
-    """
-    threshold = _parse_threshold(base_threshold, required=True)
-    assert threshold is not None
-    stored = Roll.objects.get(pk=roll.pk)
-    if not _is_master(stored.campaign_id, master):
-        raise ServiceError(_("Only the campaign's master can set a roll's threshold."))
-    if stored.kind != Roll.Kind.ACTION or stored.trait_value is None:
-        raise ServiceError(_("Only an action roll takes a threshold."))
-    already = ServiceError(_("This roll's threshold has already been set."))
-    if stored.base_threshold is not None:
-        raise already
-    penalty = [Modifier(m["source"], m["label"], int(m["points"])) for m in stored.modifiers]
-    try:
-        result = action_from_dice(stored.trait_value, threshold, stored.dice, penalty)
-    except RulesError as exc:
-        raise ServiceError(str(exc)) from None
-    updated = Roll.objects.filter(pk=stored.pk, base_threshold__isnull=True).update(
-        base_threshold=threshold,
-        effective_threshold=result.threshold,
-        successes=result.successes,
-        success=result.success,
-    )
-    if updated != 1:
-        raise already
-    return Roll.objects.get(pk=stored.pk)
-
-
 __all__ = [
     "MAX_TRAIT_VALUE",
     "campaign_traits",
     "character_create",
     "inventory_add",
     "inventory_remove",
-    "roll_action_for_character",
-    "roll_set_threshold",
     "sheet_master_edit",
     "sheet_review",
     "sheet_save",

@@ -35,10 +35,10 @@ from django.views.decorators.vary import vary_on_headers
 from mundo import selectors as mundo_selectors
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
-from personajes import forms, selectors, services
+from personajes import forms, rolls, selectors, services
 from personajes.models import Character, Roll, SheetChange
-from reglas.core import breakdown_total, clamp_threshold
-from reglas.dice import action_success_probability
+from reglas.core import breakdown_total
+from reglas.dice import action_chance
 
 RECENT_ROLLS = 10
 HISTORY_ROWS = 50
@@ -305,7 +305,7 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
 
     GET: the form with the exact chance (``?rasgo=<slug>`` preselects a trait, ``?tirada=<id>``
     shows a roll just made). htmx POST: the chance fragment, nothing rolled. POST: roll through
-    ``services.roll_action_for_character`` and redirect to the stored roll.
+    ``rolls.roll_action_for_character`` and redirect to the stored roll.
     """
     character = selectors.character_get_for_user(pk=pk, user=request.user)
     master = _is_master(character.campaign, request.user)
@@ -350,7 +350,7 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
             return render(request, "personajes/roll_form.html#chance", context)
         if "preview" not in request.POST and form.is_valid():
             try:
-                roll = services.roll_action_for_character(
+                roll = rolls.roll_action_for_character(
                     character=character,
                     trait_slug=form.cleaned_data["trait"],
                     base_threshold=form.cleaned_data["base_threshold"],
@@ -404,11 +404,8 @@ def _roll_preview(
         "penalty_total": total,
     }
     if base is not None:
-        effective = clamp_threshold(base - total)
-        preview |= {
-            "effective": effective,
-            "p": action_success_probability(value, effective),
-        }
+        chance = action_chance(value, base, total)
+        preview |= {"effective": chance.effective, "p": chance.p}
     return preview
 
 

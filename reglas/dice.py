@@ -161,6 +161,41 @@ def action_success_probability(trait_value: int, threshold: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class ActionChance:
+    """The chance of an action roll before it is made (the preview beside a trait or a roll).
+
+    ``trait_value`` X (``dice`` = 1 + X d100), ``base_threshold`` the master's threshold (%),
+    ``penalty`` the R9 points taken off it, ``effective`` = clamp(base − penalty) (%), ``p`` the
+    exact P(success) in 0..1. Source: RULES.md R1, R3, R9.
+    """
+
+    trait_value: int
+    base_threshold: int
+    penalty: int
+    effective: int
+    p: float
+
+    @property
+    def dice(self) -> int:
+        return self.trait_value + 1
+
+
+def action_chance(trait_value: int, base_threshold: float, penalty: int = 0) -> ActionChance:
+    """The chance of an action roll of ``1 + trait_value`` d100 against ``base_threshold`` (%)
+    less ``penalty`` points (R9, positive = harder). The one preview computation of pages, forms
+    and the API. Raises RulesError for a bad trait value or threshold. Source: RULES.md R1, R3.
+    """
+    effective = clamp_threshold(_check_number(base_threshold, "El umbral") - penalty)
+    return ActionChance(
+        trait_value=trait_value,
+        base_threshold=int(base_threshold),
+        penalty=penalty,
+        effective=effective,
+        p=action_success_probability(trait_value, effective),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class ActionRoll:
     """An action roll with every die.
 

@@ -101,7 +101,7 @@ def world(campaign, master, player_a, player_b, key_a):
     """
     from partida.models import ApiToken
     from personajes.models import Character
-    from personajes.services import roll_action_for_character
+    from personajes.rolls import roll_action_for_character
     from tests.factories import (
         CampaignFactory,
         CharacterFactory,

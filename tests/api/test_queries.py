@@ -53,7 +53,7 @@ def _characters(world: dict[str, Any], n: int) -> None:
 
 
 def _rolls(world: dict[str, Any], n: int) -> None:
-    from personajes.services import roll_action_for_character
+    from personajes.rolls import roll_action_for_character
 
     for _ in range(n):
         roll_action_for_character(

@@ -13,7 +13,7 @@ from django.test import Client, RequestFactory
 
 from personajes.admin import RollAdmin, SheetChangeAdmin
 from personajes.models import Character, Roll, SheetChange
-from personajes.services import roll_action_for_character
+from personajes.rolls import roll_action_for_character
 from tests.factories import ItemTypeFactory, UserFactory
 from tests.personajes.helpers import BRAWLER, make_character, sheet
 

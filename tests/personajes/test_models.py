@@ -6,7 +6,7 @@ Source: RULES.md R3 (rolls are records), R5 (sheets), R6–R13 (condition state)
 import pytest
 from django.db import IntegrityError, transaction
 
-from personajes import services
+from personajes import rolls, services
 from personajes.mapping import CONDITION_FIELDS, allocation, condition_state
 from personajes.models import Character, Roll, Trait, TraitValue
 from reglas.characters import ConditionState
@@ -128,7 +128,7 @@ def test_a_base_threshold_over_100_is_refused_by_the_database(campaign, player_a
 
 def test_a_roll_outlives_a_renamed_or_deleted_trait(campaign, player_a):
     character = make_character(campaign, player_a, status="approved", points={"fuerza": 2})
-    r = services.roll_action_for_character(
+    r = rolls.roll_action_for_character(
         character=character, trait_slug="fuerza", base_threshold=30, made_by=player_a
     )
     Trait.objects.filter(slug="fuerza").delete()

@@ -8,7 +8,7 @@ import pytest
 
 import reglas
 from nucleo.errors import ServiceError
-from personajes import services
+from personajes import rolls
 from personajes.models import Character, Roll
 from reglas.core import RollPurpose, make_rng
 from reglas.dice import roll_action
@@ -29,7 +29,7 @@ def hero(campaign, player_a):
 
 
 def roll(character, user, trait="fuerza", threshold=30, **kwargs):
-    return services.roll_action_for_character(
+    return rolls.roll_action_for_character(
         character=character, trait_slug=trait, base_threshold=threshold, made_by=user, **kwargs
     )
 
@@ -187,13 +187,13 @@ def test_the_master_sets_the_threshold_once_and_the_dice_stay(hero, player_a, ma
     # The condition changes after the roll: the stored penalty (hunger 10) is the one used.
     hero.hunger_days, hero.thirst_days = 0, 2
     hero.save()
-    done = services.roll_set_threshold(roll=r, master=master, base_threshold=50)
+    done = rolls.roll_set_threshold(roll=r, master=master, base_threshold=50)
     assert done.dice == dice
     assert (done.base_threshold, done.effective_threshold) == (50, 40)
     assert done.successes == sum(1 for d in dice if d <= 40)
     assert done.success is (done.successes > 0)
     with pytest.raises(ServiceError):
-        services.roll_set_threshold(roll=r, master=master, base_threshold=90)
+        rolls.roll_set_threshold(roll=r, master=master, base_threshold=90)
     r.refresh_from_db()
     assert (r.base_threshold, r.dice) == (50, dice)
 
@@ -201,7 +201,7 @@ def test_the_master_sets_the_threshold_once_and_the_dice_stay(hero, player_a, ma
 def test_a_roll_made_with_a_threshold_cannot_take_another(hero, player_a, master):
     r = roll(hero, player_a, threshold=30)
     with pytest.raises(ServiceError):
-        services.roll_set_threshold(roll=r, master=master, base_threshold=90)
+        rolls.roll_set_threshold(roll=r, master=master, base_threshold=90)
     r.refresh_from_db()
     assert r.base_threshold == 30
 
@@ -210,7 +210,7 @@ def test_only_the_master_sets_a_threshold(hero, player_a, player_b):
     r = roll(hero, player_a, threshold=None)
     for user in (player_a, player_b):
         with pytest.raises(ServiceError):
-            services.roll_set_threshold(roll=r, master=user, base_threshold=30)
+            rolls.roll_set_threshold(roll=r, master=user, base_threshold=30)
     r.refresh_from_db()
     assert r.base_threshold is None
 
@@ -219,7 +219,7 @@ def test_only_the_master_sets_a_threshold(hero, player_a, player_b):
 def test_the_masters_threshold_is_validated(hero, player_a, master, bad):
     r = roll(hero, player_a, threshold=None)
     with pytest.raises(ServiceError):
-        services.roll_set_threshold(roll=r, master=master, base_threshold=bad)
+        rolls.roll_set_threshold(roll=r, master=master, base_threshold=bad)
     r.refresh_from_db()
     assert r.base_threshold is None
 

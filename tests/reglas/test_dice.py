@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from reglas.core import Modifier, make_rng
 from reglas.dice import (
+    action_chance,
     action_from_dice,
     action_success_probability,
     d100,
@@ -234,3 +235,20 @@ def test_roll_dice_limits(count: object, faces: object) -> None:
     with pytest.raises(RulesError):
         roll_dice(count, faces, g)  # type: ignore[arg-type]
     assert g.bit_generator.state == before
+
+
+@pytest.mark.parametrize(
+    ("value", "base", "penalty", "effective", "p"),
+    [
+        (2, 30, 5, 25, 1 - 0.75**3),  # 3 d100 against 25 %
+        (0, 30, 0, 30, 0.30),  # the sheet's reference door: one die at 30 %
+        (4, 10, 20, 0, 0.0),  # a penalty past the threshold: 0 never succeeds (R1)
+        (1, 95, -10, 100, 1.0),  # clamped to 100: always succeeds
+    ],
+)
+def test_action_chance_is_the_clamped_threshold_and_its_exact_probability(
+    value, base, penalty, effective, p
+):
+    chance = action_chance(value, base, penalty)
+    assert (chance.effective, chance.dice, chance.penalty) == (effective, value + 1, penalty)
+    assert chance.p == pytest.approx(p, abs=1e-12)
