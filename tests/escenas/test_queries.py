@@ -119,3 +119,40 @@ def test_feed_queries_do_not_grow_with_posts(story, player_a, master, char_a):
     one = count_queries(client, url)
     add_posts(story, master, 12)
     assert count_queries(client, url) == one
+
+
+def _post_with_action_roll(scene, author, character) -> list[str]:
+    """The SQL of one post with an action roll, through the service."""
+    access = access_for(scene, author)
+    with CaptureQueriesContext(connection) as ctx:
+        services.post_create(
+            access=access,
+            author=author,
+            idempotency_key=new_key(),
+            body="Fuerzo la persiana.",
+            voice="character",
+            character=character,
+            roll=services.RollSpec(
+                kind="action", character=character, trait_slug="fuerza", base_threshold=30
+            ),
+        )
+    return [q["sql"] for q in ctx.captured_queries]
+
+
+def test_posting_with_a_roll_costs_the_same_with_1_or_20_posts_in_the_scene(
+    story, player_a, char_a
+):
+    """Writing is pinned too: 17 statements, 13 of them queries. In order: the campaign lock,
+    the idempotency key, the post; the roll (in a savepoint): the campaign lock again
+    (re-entrant), the character's lock, the trait, its value, the ledger's sequence count, the
+    roll; then the post's roll link, the scene's last-post time, the draft, the read marker.
+    Justify any new query: the number must not grow with the scene. (The author's first post
+    in a scene also creates their read marker: the warm-up post below.)"""
+    add_posts(story, player_a, 1, character=char_a)
+    second = _post_with_action_roll(story, player_a, char_a)
+    add_posts(story, player_a, 18, character=char_a)
+    twenty_first = _post_with_action_roll(story, player_a, char_a)
+    assert Post.objects.filter(scene=story).count() == 21
+    assert len(second) == len(twenty_first), "\n".join([*second, "-----", *twenty_first])
+    statements = [sql for sql in second if "SAVEPOINT" not in sql]
+    assert (len(second), len(statements)) == (17, 13), "\n".join(second)
