@@ -258,10 +258,17 @@ class ItemType(models.Model):
         return self.name
 
 
-class InventoryItem(models.Model):
-    """How much of an item a character carries (units; fractional for rolls of paper)."""
+class Stock(models.Model):
+    """Units of one item held somewhere: what ``InventoryItem`` (a character carries) and
+    ``ShelterStash`` (a shelter's shared stash) have in common; quantities ≥ 0, fractional for
+    rolls of paper (3 decimals).
 
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="inventory")
+    Two tables, not one with two nullable holders: each row then has exactly one holder by its
+    NOT NULL foreign key, the unique (holder, item) pair is a plain constraint (not two partial
+    indexes), and the daily tick rewrites each table's quantities with one column update.
+    Source: RULES.md R15.
+    """
+
     item_type = models.ForeignKey(ItemType, on_delete=models.PROTECT, related_name="+")
     quantity = models.DecimalField(
         _("quantity"),
@@ -272,6 +279,18 @@ class InventoryItem(models.Model):
     )
 
     class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.quantity} × {self.item_type}"
+
+
+class InventoryItem(Stock):
+    """How much of an item a character carries (units; fractional for rolls of paper)."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="inventory")
+
+    class Meta:
         verbose_name = _("inventory item")
         verbose_name_plural = _("inventory")
         ordering = ["item_type__kind", "item_type__name"]
@@ -279,9 +298,6 @@ class InventoryItem(models.Model):
             models.UniqueConstraint(fields=["character", "item_type"], name="inventory_unique"),
             models.CheckConstraint(condition=Q(quantity__gte=0), name="inventory_quantity_gte_0"),
         ]
-
-    def __str__(self) -> str:
-        return f"{self.quantity} × {self.item_type}"
 
 
 class Roll(models.Model):
@@ -404,20 +420,12 @@ class DayRecord(models.Model):
         return f"{self.character} · {self.day}"
 
 
-class ShelterStash(models.Model):
+class ShelterStash(Stock):
     """A shelter's shared stash: units of an item that the residents' automatic consumption
     may take from (R15, setting ``allow_shelter_stash``); toilet paper here is the shelter's."""
 
     shelter = models.ForeignKey(
         "mundo.Location", on_delete=models.CASCADE, related_name="stash", verbose_name=_("shelter")
-    )
-    item_type = models.ForeignKey(ItemType, on_delete=models.PROTECT, related_name="+")
-    quantity = models.DecimalField(
-        _("quantity"),
-        max_digits=12,
-        decimal_places=3,
-        default=0,
-        validators=[MinValueValidator(0)],
     )
 
     class Meta:
@@ -428,9 +436,6 @@ class ShelterStash(models.Model):
             models.UniqueConstraint(fields=["shelter", "item_type"], name="stash_unique"),
             models.CheckConstraint(condition=Q(quantity__gte=0), name="stash_quantity_gte_0"),
         ]
-
-    def __str__(self) -> str:
-        return f"{self.quantity} × {self.item_type}"
 
 
 class DiaryEntry(models.Model):
