@@ -197,6 +197,7 @@ def load_settlements(campaign: Campaign) -> None:
 
     Villarejo: 200 inhabitants on 160 000 m² (170 zombies and 30 survivors on day 7, R17);
     Robledo: 173 inhabitants on a 100 × 100 m town (150 zombies on day 7, R18's example, K = 173).
+    Source: RULES.md R17, R18.
     """
     for slug, name, population, area in [
         ("villarejo", "Villarejo", 200, 160_000.0),
