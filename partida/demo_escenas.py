@@ -57,7 +57,11 @@ def _post(scene: Scene, user: Any, key: str, **kwargs: Any) -> Any:
 def load(campaign: Campaign, stdout: Any) -> None:
     """Load the demo scenes into ``campaign`` (the demo users master, ana and bruno must be
     members; ana's and bruno's approved characters take part). Idempotent. One transaction, so
-    the posts are marked as notified before any e-mail task runs (after the commit)."""
+    the posts are marked as notified before any e-mail task runs (after the commit).
+
+    Writes one line on ``stdout``: what was loaded, or why only part of it was (missing users:
+    the off-topic scene and the diaries; no approved characters: the off-topic exchange too).
+    """
     users = _users(campaign)
     master, ana, bruno = users.get("master"), users.get("ana"), users.get("bruno")
     offtopic = services.offtopic_scene_for(campaign)
@@ -66,8 +70,28 @@ def load(campaign: Campaign, stdout: Any) -> None:
         stdout.write("Escenas de demostración: faltan usuarios de la demo; sólo el off topic.")
         return
     lucia, tomas = _approved(campaign, "ana"), _approved(campaign, "bruno")
+    _offtopic_posts(offtopic, master=master, ana=ana)
+    if lucia is None or tomas is None:
+        stdout.write("Escenas de demostración: sin personajes aprobados de ana y bruno.")
+        _mark_notified(campaign)
+        return
 
-    # Off-topic: out of character, every member.
+    story = _story_scene(campaign, master=master, participants=[lucia, tomas])
+    _story_door_posts(story, master=master, ana=ana, lucia=lucia)
+    _story_store_posts(story, ana=ana, bruno=bruno, lucia=lucia, tomas=tomas)
+    _story_roll_request(campaign, story, master=master, tomas=tomas)
+    _mark_notified(campaign)
+    diaries = Scene.objects.filter(campaign=campaign, kind=Scene.Kind.DIARY).count()
+    stdout.write(
+        f"Escenas: «{story.title}» ({story.posts.count()} mensajes, una tirada pedida a "
+        f"{tomas.name}), off topic y {diaries} diarios."
+    )
+
+
+def _offtopic_posts(offtopic: Scene, *, master: Any, ana: Any) -> None:
+    """Ana and the master agree the pace of play, out of character, in the off-topic scene.
+
+    Idempotent through the posts' keys ``demo-offtopic-1`` and ``-2``."""
     _post(
         offtopic, ana, "demo-offtopic-1", body="¿Os va bien escribir una vez al día, por la noche?"
     )
@@ -82,11 +106,10 @@ def load(campaign: Campaign, stdout: Any) -> None:
         ),
     )
 
-    if lucia is None or tomas is None:
-        stdout.write("Escenas de demostración: sin personajes aprobados de ana y bruno.")
-        _mark_notified(campaign)
-        return
 
+def _story_scene(campaign: Campaign, *, master: Any, participants: list[Character]) -> Scene:
+    """The petrol-station story scene, found by its title or created by ``master``, public,
+    with ``participants`` (Lucía and Tomás) in it."""
     story = Scene.objects.filter(campaign=campaign, title=STORY_TITLE).first()
     if story is None:
         story = services.scene_create(
@@ -95,9 +118,17 @@ def load(campaign: Campaign, stdout: Any) -> None:
             title=STORY_TITLE,
             summary=STORY_SUMMARY,
             readers=Scene.Readers.PUBLIC,
-            participants=[lucia, tomas],
+            participants=participants,
         )
+    return story
 
+
+def _story_door_posts(story: Scene, *, master: Any, ana: Any, lucia: Character) -> None:
+    """The shutter: the master's narration, Lucía's action roll to force it (the rulebook's
+    door, R3) and the master's event roll for a zombie inside (26 %, R2).
+
+    Idempotent through the posts' keys ``demo-escena-01`` to ``-03``: a second load rolls nothing.
+    """
     _post(
         story,
         master,
@@ -137,6 +168,16 @@ def load(campaign: Campaign, stdout: Any) -> None:
             kind="event", probability=26, reason="¿Algún zombi en la tienda? (26 %)"
         ),
     )
+
+
+def _story_store_posts(
+    story: Scene, *, ana: Any, bruno: Any, lucia: Character, tomas: Character
+) -> None:
+    """Inside the shop: Tomás's free dice roll with a note to the master (R4), his whisper to
+    ana, and Lucía's action roll that waits for the master's threshold (R3).
+
+    Idempotent through the posts' keys ``demo-escena-04`` to ``-06``: a second load rolls nothing.
+    """
     _post(
         story,
         bruno,
@@ -169,6 +210,13 @@ def load(campaign: Campaign, stdout: Any) -> None:
         ),  # no threshold: the master sets it later; the dice are already rolled
     )
 
+
+def _story_roll_request(campaign: Campaign, story: Scene, *, master: Any, tomas: Character) -> None:
+    """The master asks Tomás, in ``story`` of ``campaign``, for a stealth roll (sigilo, 40 %)
+    that he has not answered yet.
+
+    Made once: skipped when the request, found by (scene, character, reason), exists, or when
+    the campaign has no ``sigilo`` trait."""
     sigilo = Trait.objects.filter(campaign=campaign, slug="sigilo").first()
     reason = "Acercarte al almacén sin hacer ruido"
     if (
@@ -183,12 +231,6 @@ def load(campaign: Campaign, stdout: Any) -> None:
             base_threshold=40,
             reason=reason,
         )
-    _mark_notified(campaign)
-    diaries = Scene.objects.filter(campaign=campaign, kind=Scene.Kind.DIARY).count()
-    stdout.write(
-        f"Escenas: «{story.title}» ({story.posts.count()} mensajes, una tirada pedida a "
-        f"{tomas.name}), off topic y {diaries} diarios."
-    )
 
 
 def _mark_notified(campaign: Campaign) -> None:

@@ -243,7 +243,42 @@ def parse_expression(
 
     Returns a frozen ``DiceExpression``. Raises RulesError, with a Spanish message naming the
     problem, when the text is empty, malformed, or over a limit (dice per term, dice in total,
-    faces, terms, number size). Source: RULES.md R4.
+    faces, terms, number size). The text is read left to right and the first problem found is
+    the one reported; the dice limits are checked only once the whole text has parsed.
+    Source: RULES.md R4.
+    """
+    _check_text(text)
+    terms: list[Term] = []
+    pos = _skip_ws(text, 0)
+    sign = 1
+    if pos < len(text) and text[pos] in "+-":
+        sign = -1 if text[pos] == "-" else 1
+        pos += 1
+    while True:
+        term, pos = _parse_term(text, pos, sign)
+        terms.append(term)
+        if len(terms) > MAX_TERMS:
+            raise _invalid(text, f"tiene más de {MAX_TERMS} términos")
+        following = _parse_operator(text, pos, term)
+        if following is None:
+            break
+        sign, pos = following
+    reason = _parse_comment(text, pos)
+    _check_limits(
+        text,
+        terms,
+        max_dice_per_term=max_dice_per_term,
+        max_dice_total=max_dice_total,
+        max_faces=max_faces,
+    )
+    return DiceExpression(terms=tuple(terms), reason=reason, text=text)
+
+
+def _check_text(text: str) -> None:
+    """Reject what is not an expression at all, before any parsing.
+
+    Raises RulesError when ``text`` is not a ``str``, is longer than MAX_TEXT_CHARS characters,
+    or holds only spaces. Source: RULES.md R4.
     """
     if not isinstance(text, str):
         raise RulesError("La expresión de dados debe ser un texto, como 2d6+1.")
@@ -255,90 +290,127 @@ def parse_expression(
     if not text.strip():
         raise RulesError("La expresión de dados está vacía: escribe algo como 2d6+1 o 1d100.")
 
-    terms: list[Term] = []
-    reason = ""
-    pos = 0
+
+def _skip_ws(text: str, at: int) -> int:
+    """The index of the first non-space character of ``text`` at or after ``at``
+    (``len(text)`` when only spaces remain)."""
     n = len(text)
-    sign = 1
+    while at < n and text[at].isspace():
+        at += 1
+    return at
 
-    def skip_ws(at: int) -> int:
-        while at < n and text[at].isspace():
-            at += 1
-        return at
 
-    pos = skip_ws(pos)
-    if pos < n and text[pos] in "+-":
-        sign = -1 if text[pos] == "-" else 1
-        pos += 1
-    while True:
-        # A term is expected here.
-        pos = skip_ws(pos)
-        if pos >= n:
-            raise _invalid(text, "falta un dado o un número al final")
-        dice = _DICE.match(text, pos)
-        term: Term
-        if dice:
-            count = int(dice.group(1)) if dice.group(1) else 1
-            faces = 100 if dice.group(2) == "%" else int(dice.group(2))
-            pos = dice.end()
-            comparison = None
-            cmp = _COMPARISON.match(text, pos)
-            if cmp:
-                after = skip_ws(cmp.end())
-                number = _NUMBER.match(text, after)
-                if not number:
-                    raise _invalid(text, f"falta el número tras «{cmp.group(1)}»")
-                target = int(number.group())
-                if target > MAX_NUMBER:
-                    raise _invalid(text, f"el número {target} es demasiado grande")
-                comparison = Comparison(_OPS[cmp.group(1)], target)
-                pos = number.end()
-            term = DiceTerm(sign, count, faces, comparison)
-        else:
-            number = _NUMBER.match(text, pos)
-            if not number:
-                found = text[pos]
-                if found in "dD":
-                    raise _invalid(text, "falta el número de caras tras «d» (por ejemplo 1d6)")
-                raise _invalid(text, f"se esperaba un dado (como 2d6) o un número y hay «{found}»")
-            value = int(number.group())
-            if value > MAX_NUMBER:
-                raise _invalid(text, f"el número {value} es demasiado grande")
-            pos = number.end()
-            term = ConstantTerm(sign, value)
-        terms.append(term)
-        if len(terms) > MAX_TERMS:
-            raise _invalid(text, f"tiene más de {MAX_TERMS} términos")
+def _parse_term(text: str, pos: int, sign: int) -> tuple[Term, int]:
+    """Read the term expected at ``pos`` (spaces before it are skipped), signed with ``sign``.
 
-        # After a term: an operator, the end, or (after a space) the comment.
-        after = skip_ws(pos)
-        if after >= n:
-            break
-        found = text[after]
-        if found in "+-":
-            sign = -1 if found == "-" else 1
-            pos = after + 1
-            continue
-        if found in "<>=≤≥":
-            if isinstance(term, ConstantTerm):
-                raise _invalid(text, "una comparación sólo puede seguir a unos dados (3d100<=40)")
-            if term.comparison is None:
-                raise _invalid(text, "comparación no reconocida: usa <=, <, >= o >")
-            raise _invalid(text, "sólo se admite una comparación por tirada de dados")
-        if after == pos:
-            if found in "dD" and isinstance(term, ConstantTerm):
-                raise _invalid(text, "falta el número de caras tras «d» (por ejemplo 2d6)")
-            raise _invalid(text, f"sobra «{found}» tras «{text[:pos].strip()}»")
-        rest = text[after:].rstrip()
-        if _DICE_WORD.match(rest):
-            raise _invalid(text, f"falta un «+» o un «-» antes de «{rest.split()[0]}»")
-        if not (rest[0].isalpha() or rest[0] in _COMMENT_START):
-            raise _invalid(
-                text, f"el comentario tras la tirada debe empezar por una letra, no «{rest[0]}»"
-            )
-        reason = rest
-        break
+    Returns ``(term, end)``: a ``DiceTerm`` with its comparison, if one is written right after
+    it, or a ``ConstantTerm``; ``end`` is the index just after the term. The dice limits are
+    not checked here (``_check_limits`` does, once the text has parsed). Raises RulesError when
+    the text ends, when neither dice nor a number start at ``pos``, or when a number is over
+    MAX_NUMBER. Source: RULES.md R4.
+    """
+    pos = _skip_ws(text, pos)
+    if pos >= len(text):
+        raise _invalid(text, "falta un dado o un número al final")
+    dice = _DICE.match(text, pos)
+    if dice:
+        count = int(dice.group(1)) if dice.group(1) else 1
+        faces = 100 if dice.group(2) == "%" else int(dice.group(2))
+        comparison, end = _parse_comparison(text, dice.end())
+        return DiceTerm(sign, count, faces, comparison), end
+    number = _NUMBER.match(text, pos)
+    if not number:
+        found = text[pos]
+        if found in "dD":
+            raise _invalid(text, "falta el número de caras tras «d» (por ejemplo 1d6)")
+        raise _invalid(text, f"se esperaba un dado (como 2d6) o un número y hay «{found}»")
+    value = int(number.group())
+    if value > MAX_NUMBER:
+        raise _invalid(text, f"el número {value} es demasiado grande")
+    return ConstantTerm(sign, value), number.end()
 
+
+def _parse_comparison(text: str, pos: int) -> tuple[Comparison | None, int]:
+    """Read the success test that may follow a dice term at ``pos`` (``<=40``, ``≥ 5``).
+
+    Returns ``(comparison, end)``, or ``(None, pos)`` when no comparison operator is there.
+    Raises RulesError when the operator has no number after it or the number is over
+    MAX_NUMBER. Source: RULES.md R4.
+    """
+    cmp = _COMPARISON.match(text, pos)
+    if not cmp:
+        return None, pos
+    number = _NUMBER.match(text, _skip_ws(text, cmp.end()))
+    if not number:
+        raise _invalid(text, f"falta el número tras «{cmp.group(1)}»")
+    target = int(number.group())
+    if target > MAX_NUMBER:
+        raise _invalid(text, f"el número {target} es demasiado grande")
+    return Comparison(_OPS[cmp.group(1)], target), number.end()
+
+
+def _parse_operator(text: str, pos: int, term: Term) -> tuple[int, int] | None:
+    """Read what follows ``term``, which ends at ``pos``: an operator, the end, or a comment.
+
+    Returns ``(sign, next_pos)`` when a ``+`` or ``-`` follows (sign +1 or -1, ``next_pos``
+    just after the operator), or None when the expression ends here: at the end of the text,
+    or before a comment set off by a space (``_parse_comment`` reads it). Raises RulesError for
+    a comparison in the wrong place (after a number, a second one, an unknown operator) and for
+    anything written right against the term. Source: RULES.md R4.
+    """
+    after = _skip_ws(text, pos)
+    if after >= len(text):
+        return None
+    found = text[after]
+    if found in "+-":
+        return (-1 if found == "-" else 1), after + 1
+    if found in "<>=≤≥":
+        if isinstance(term, ConstantTerm):
+            raise _invalid(text, "una comparación sólo puede seguir a unos dados (3d100<=40)")
+        if term.comparison is None:
+            raise _invalid(text, "comparación no reconocida: usa <=, <, >= o >")
+        raise _invalid(text, "sólo se admite una comparación por tirada de dados")
+    if after == pos:
+        if found in "dD" and isinstance(term, ConstantTerm):
+            raise _invalid(text, "falta el número de caras tras «d» (por ejemplo 2d6)")
+        raise _invalid(text, f"sobra «{found}» tras «{text[:pos].strip()}»")
+    return None
+
+
+def _parse_comment(text: str, pos: int) -> str:
+    """The comment after the last term, which ends at ``pos``: the roll's reason.
+
+    Returns the comment without trailing spaces ("" when nothing follows the term). Raises
+    RulesError when what follows looks like dice missing their operator (``2d6 1d4``) or does
+    not start with a letter or an opening mark such as ``«`` or ``#``. Source: RULES.md R4.
+    """
+    after = _skip_ws(text, pos)
+    if after >= len(text):
+        return ""
+    rest = text[after:].rstrip()
+    if _DICE_WORD.match(rest):
+        raise _invalid(text, f"falta un «+» o un «-» antes de «{rest.split()[0]}»")
+    if not (rest[0].isalpha() or rest[0] in _COMMENT_START):
+        raise _invalid(
+            text, f"el comentario tras la tirada debe empezar por una letra, no «{rest[0]}»"
+        )
+    return rest
+
+
+def _check_limits(
+    text: str,
+    terms: list[Term],
+    *,
+    max_dice_per_term: int,
+    max_dice_total: int,
+    max_faces: int,
+) -> None:
+    """Check the parsed dice terms, in written order, against the R4 limits.
+
+    Raises RulesError (naming ``text``) for a term of no dice, more than ``max_dice_per_term``
+    dice, fewer than MIN_FACES or more than ``max_faces`` faces, and then for more than
+    ``max_dice_total`` dice in all. Source: RULES.md R4.
+    """
     total_dice = 0
     for t in terms:
         if not isinstance(t, DiceTerm):
@@ -357,7 +429,6 @@ def parse_expression(
         total_dice += t.count
     if total_dice > max_dice_total:
         raise _invalid(text, f"tira {total_dice} dados y el máximo es {max_dice_total} en total")
-    return DiceExpression(terms=tuple(terms), reason=reason, text=text)
 
 
 def roll_expression(

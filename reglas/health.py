@@ -695,21 +695,88 @@ def advance_health(
     Draws, in this order: resistance dice, onset dice, durations. Raises RulesError for
     mismatched lengths or an unknown season. Source: RULES.md R10, R12, R13, R14, R24.
     """
-    s = settings
     n = len(condition)
     if day.alive.shape != (n,):
         raise RulesError(f"Hay {n} estados y {day.alive.shape[0]} registros de salud.")
-    alive = day.alive
-    disease_day = condition.disease_day.copy()
-    duration = condition.disease_duration.copy()
-    treated = condition.disease_days_treated.copy()
-    unhygienic = condition.disease_unhygienic_days.copy()
+    course = _disease_course(condition, day, rng, settings)
+    onset = _disease_onset(condition, day, season, rng, settings)
+    fell_sick = onset.fell_sick
+    infected = day.alive & (condition.infection_day > 0)
+    died_of_infection = infected & (condition.infection_day >= condition.infection_duration)
+    infection_day = np.where(
+        infected & ~died_of_infection, condition.infection_day + 1, condition.infection_day
+    )
+    new = condition.replace(
+        disease_day=np.where(fell_sick, 1, course.disease_day).astype(np.int64),
+        disease_duration=np.where(fell_sick, onset.duration, course.duration).astype(np.int64),
+        disease_days_treated=np.where(fell_sick, 0, course.treated).astype(np.int64),
+        disease_unhygienic_days=np.where(fell_sick, 0, course.unhygienic).astype(np.int64),
+        infection_day=infection_day.astype(np.int64),
+    )
+    died_of_disease = course.died_of_disease
+    return HealthOutcome(
+        condition=new,
+        odds=onset.odds,
+        onset_rolled=onset.rolled,
+        onset_dice=onset.dice,
+        fell_sick=fell_sick,
+        duration=onset.duration,
+        duration_dice=onset.duration_dice,
+        resolved=course.resolved,
+        resistance_index=course.resistance_index,
+        resistance=course.resistance,
+        resistance_penalty=course.resistance_penalty.astype(np.int64),
+        recovered=course.recovered,
+        died_of_disease=died_of_disease,
+        died_of_infection=died_of_infection,
+        risen=died_of_infection,
+        dead=died_of_disease | died_of_infection,
+        death_cause=np.where(
+            died_of_infection, CAUSE_INFECTION, np.where(died_of_disease, CAUSE_DISEASE, "")
+        ).astype("<U9"),
+    )
 
-    # 1. Course.
-    sick = alive & (disease_day > 0)
-    treated = treated + (sick & day.treated_today)
-    unhygienic = unhygienic + (sick & ~day.hygiene_adequate)
-    resolved = sick & (disease_day >= duration)
+
+@dataclass(frozen=True, slots=True)
+class _DiseaseCourse:
+    """The course step of ``advance_health`` for n characters, shape ``(n,)`` unless said.
+
+    ``disease_day``, ``duration``, ``treated``, ``unhygienic``: the disease fields after the
+    day (next day for the continuing, zeros for the recovered, unchanged for the dead and the
+    healthy); ``resolved``, ``recovered``, ``died_of_disease`` as in ``HealthOutcome``;
+    ``resistance_index`` the resolved characters' indices, in the order of the
+    ``resistance`` rolls and of ``resistance_penalty`` (points, shape ``(len(index),)``).
+    """
+
+    disease_day: I64
+    duration: I64
+    treated: I64
+    unhygienic: I64
+    resolved: B
+    resistance_index: I64
+    resistance: ActionArrays
+    resistance_penalty: I64
+    recovered: B
+    died_of_disease: B
+
+
+def _disease_course(
+    condition: ConditionArrays, day: HealthDayArrays, rng: np.random.Generator, s: RuleSettings
+) -> _DiseaseCourse:
+    """Step 1 of ``advance_health``: one more day of disease for the alive characters sick at
+    the start of the tick.
+
+    The day counts as treated (``day.treated_today``) and as unhygienic (not
+    ``day.hygiene_adequate``); on the last day the character rolls Resistencia against
+    ``resistance_base`` − R9 penalty (with this day's disease counts) + treated days ×
+    ``resistance_per_treated_day`` − unhygienic days × ``resistance_per_unhygienic_day``:
+    success cures, failure kills. Draws the resistance dice only. Source: RULES.md R9, R12,
+    R14.
+    """
+    sick = day.alive & (condition.disease_day > 0)
+    treated = condition.disease_days_treated + (sick & day.treated_today)
+    unhygienic = condition.disease_unhygienic_days + (sick & ~day.hygiene_adequate)
+    resolved = sick & (condition.disease_day >= condition.disease_duration)
     continuing = sick & ~resolved
     idx = np.flatnonzero(resolved).astype(np.int64)
     penalty_all = (
@@ -725,17 +792,52 @@ def advance_health(
     resistance = roll_actions(
         day.resistencia[idx], s.resistance_base - resistance_penalty.astype(np.float64), rng
     )
-    recovered = np.zeros(n, dtype=np.bool_)
+    recovered = np.zeros(len(condition), dtype=np.bool_)
     recovered[idx] = resistance.success
-    died_of_disease = resolved & ~recovered
-    disease_day = np.where(continuing, disease_day + 1, disease_day)
-    cleared = recovered
-    disease_day = np.where(cleared, 0, disease_day)
-    duration = np.where(cleared, 0, duration)
-    treated = np.where(cleared, 0, treated)
-    unhygienic = np.where(cleared, 0, unhygienic)
+    disease_day = np.where(continuing, condition.disease_day + 1, condition.disease_day)
+    return _DiseaseCourse(
+        disease_day=np.where(recovered, 0, disease_day),
+        duration=np.where(recovered, 0, condition.disease_duration),
+        treated=np.where(recovered, 0, treated),
+        unhygienic=np.where(recovered, 0, unhygienic),
+        resolved=resolved,
+        resistance_index=idx,
+        resistance=resistance,
+        resistance_penalty=resistance_penalty,
+        recovered=recovered,
+        died_of_disease=resolved & ~recovered,
+    )
 
-    # 2. Onset.
+
+@dataclass(frozen=True, slots=True)
+class _DiseaseOnset:
+    """The onset step of ``advance_health`` for n characters: ``odds`` (R10), ``rolled``
+    (alive and healthy at the start), ``dice`` (1..100, 0 = not rolled), ``fell_sick``,
+    ``duration`` (days, 0 unless fell sick) and ``duration_dice`` ``(n, k)`` (zeros unless
+    fell sick)."""
+
+    odds: DiseaseOdds
+    rolled: B
+    dice: I64
+    fell_sick: B
+    duration: I64
+    duration_dice: I64
+
+
+def _disease_onset(
+    condition: ConditionArrays,
+    day: HealthDayArrays,
+    season: str,
+    rng: np.random.Generator,
+    s: RuleSettings,
+) -> _DiseaseOnset:
+    """Step 2 of ``advance_health``: who falls sick, among the alive characters healthy at the
+    start of the tick (one recovered in step 1 does not roll again that day).
+
+    One d100 each against the R10 probability of ``season`` and the day; those at or under it
+    roll their duration (``disease_duration``, e.g. 1d6+2 days). Draws the onset dice, then the
+    durations. Raises RulesError for an unknown season. Source: RULES.md R10, R12.
+    """
     odds = disease_odds(
         season,
         DiseaseInputArrays.from_condition(
@@ -746,7 +848,8 @@ def advance_health(
         ),
         s,
     )
-    rolled = alive & (condition.disease_day == 0)
+    n = len(condition)
+    rolled = day.alive & (condition.disease_day == 0)
     onset_dice = np.zeros(n, dtype=np.int64)
     onset_dice[rolled] = rng.integers(1, 101, size=int(rolled.sum()), dtype=np.int64)
     fell_sick = rolled & (onset_dice <= odds.p)
@@ -755,45 +858,4 @@ def advance_health(
     onset_duration[fell_sick] = new_durations
     duration_dice = np.zeros((n, new_dice.shape[1]), dtype=np.int64)
     duration_dice[fell_sick] = new_dice
-    disease_day = np.where(fell_sick, 1, disease_day)
-    duration = np.where(fell_sick, onset_duration, duration)
-    treated = np.where(fell_sick, 0, treated)
-    unhygienic = np.where(fell_sick, 0, unhygienic)
-
-    # 3. Infection.
-    infected = alive & (condition.infection_day > 0)
-    died_of_infection = infected & (condition.infection_day >= condition.infection_duration)
-    infection_day = np.where(
-        infected & ~died_of_infection, condition.infection_day + 1, condition.infection_day
-    )
-
-    dead = died_of_disease | died_of_infection
-    cause = np.where(
-        died_of_infection, CAUSE_INFECTION, np.where(died_of_disease, CAUSE_DISEASE, "")
-    ).astype("<U9")
-    new = condition.replace(
-        disease_day=disease_day.astype(np.int64),
-        disease_duration=duration.astype(np.int64),
-        disease_days_treated=treated.astype(np.int64),
-        disease_unhygienic_days=unhygienic.astype(np.int64),
-        infection_day=infection_day.astype(np.int64),
-    )
-    return HealthOutcome(
-        condition=new,
-        odds=odds,
-        onset_rolled=rolled,
-        onset_dice=onset_dice,
-        fell_sick=fell_sick,
-        duration=onset_duration,
-        duration_dice=duration_dice,
-        resolved=resolved,
-        resistance_index=idx,
-        resistance=resistance,
-        resistance_penalty=resistance_penalty.astype(np.int64),
-        recovered=recovered,
-        died_of_disease=died_of_disease,
-        died_of_infection=died_of_infection,
-        risen=died_of_infection,
-        dead=dead,
-        death_cause=cause,
-    )
+    return _DiseaseOnset(odds, rolled, onset_dice, fell_sick, onset_duration, duration_dice)

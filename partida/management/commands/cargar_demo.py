@@ -137,62 +137,87 @@ def load_characters(
     return characters
 
 
+def load_users() -> dict[str, AbstractBaseUser]:
+    """The demo users of DEMO_USERS by username, made or brought back to their demo state.
+
+    A missing user is created; an existing one gets its demo password back only when it no
+    longer matches (so a second run does not rehash it), and its staff and superuser flags.
+    """
+    user_model = get_user_model()
+    users = {}
+    for username, password, _role, is_staff in DEMO_USERS:
+        user, created = user_model.objects.get_or_create(
+            username=username, defaults={"email": f"{username}@partida.invalid"}
+        )
+        if created or not user.check_password(password):
+            user.set_password(password)
+        user.is_staff = is_staff
+        user.is_superuser = is_staff  # the demo master runs the world from the admin
+        user.save()
+        users[username] = user
+    return users
+
+
+def load_campaign(users: dict[str, AbstractBaseUser]) -> Campaign:
+    """The demo campaign (slug DEMO_CAMPAIGN) with every demo user a member in their role.
+
+    Its name, description, time zone and visibility are set on every run; its calendar only
+    when it is created, so that today is day 7 as in the rulebook's example: the apocalypse
+    DEMO_DAY days ago and the current day set back by the days demo_mundo plays. A later run
+    keeps the calendar (days already played are not rewound).
+    """
+    details = {
+        "name": "El Valle Gris",
+        "description": (
+            "Una semana después del apocalipsis, los supervivientes de Villarejo y "
+            "Robledo intentan resistir. Partida de demostración construida con los "
+            "ejemplos del reglamento."
+        ),
+        "time_zone": "Europe/Madrid",
+        "is_public": True,
+    }
+    campaign, _ = Campaign.objects.update_or_create(
+        slug=DEMO_CAMPAIGN,
+        defaults=details,
+        create_defaults={
+            **details,
+            "apocalypse_date": datetime.date.today() - datetime.timedelta(days=DEMO_DAY),
+            "current_day": DEMO_DAY - demo_mundo.DAYS_PLAYED,
+        },
+    )
+    for username, _password, role, _staff in DEMO_USERS:
+        Membership.objects.update_or_create(
+            campaign=campaign, user=users[username], defaults={"role": role}
+        )
+    return campaign
+
+
+def load_settlements(campaign: Campaign) -> None:
+    """The rulebook's two places, found by slug and updated in place.
+
+    Villarejo: 200 inhabitants on 160 000 m² (170 zombies and 30 survivors on day 7, R17);
+    Robledo: 173 inhabitants on a 100 × 100 m town (150 zombies on day 7, R18's example, K = 173).
+    Source: RULES.md R17, R18.
+    """
+    for slug, name, population, area in [
+        ("villarejo", "Villarejo", 200, 160_000.0),
+        ("robledo", "Robledo", 173, 10_000.0),
+    ]:
+        Settlement.objects.update_or_create(
+            campaign=campaign,
+            slug=slug,
+            defaults={"name": name, "population": population, "area_m2": area},
+        )
+
+
 class Command(BaseCommand):
     help = "Carga la partida de demostración (se puede ejecutar varias veces sin duplicar nada)."
 
     @transaction.atomic
     def handle(self, *args: object, **options: object) -> None:
-        user_model = get_user_model()
-        users = {}
-        for username, password, _role, is_staff in DEMO_USERS:
-            user, created = user_model.objects.get_or_create(
-                username=username, defaults={"email": f"{username}@partida.invalid"}
-            )
-            if created or not user.check_password(password):
-                user.set_password(password)
-            user.is_staff = is_staff
-            user.is_superuser = is_staff  # the demo master runs the world from the admin
-            user.save()
-            users[username] = user
-
-        # Created on day 7, today: the apocalypse began a week ago, as in the rulebook's
-        # example. A later run keeps the calendar (days already played are not rewound).
-        details = {
-            "name": "El Valle Gris",
-            "description": (
-                "Una semana después del apocalipsis, los supervivientes de Villarejo y "
-                "Robledo intentan resistir. Partida de demostración construida con los "
-                "ejemplos del reglamento."
-            ),
-            "time_zone": "Europe/Madrid",
-            "is_public": True,
-        }
-        campaign, _ = Campaign.objects.update_or_create(
-            slug=DEMO_CAMPAIGN,
-            defaults=details,
-            create_defaults={
-                **details,
-                "apocalypse_date": datetime.date.today() - datetime.timedelta(days=DEMO_DAY),
-                "current_day": DEMO_DAY - demo_mundo.DAYS_PLAYED,
-            },
-        )
-        for username, _password, role, _staff in DEMO_USERS:
-            Membership.objects.update_or_create(
-                campaign=campaign, user=users[username], defaults={"role": role}
-            )
-
-        # The rulebook's places: a village of 200 inhabitants (170 zombies and 30 survivors on
-        # day 7, R17) and a 100 × 100 m town with 150 zombies on day 7 (R18's example; K = 173).
-        for slug, name, population, area in [
-            ("villarejo", "Villarejo", 200, 160_000.0),
-            ("robledo", "Robledo", 173, 10_000.0),
-        ]:
-            Settlement.objects.update_or_create(
-                campaign=campaign,
-                slug=slug,
-                defaults={"name": name, "population": population, "area_m2": area},
-            )
-
+        users = load_users()
+        campaign = load_campaign(users)
+        load_settlements(campaign)
         try:
             characters = load_characters(campaign, users, users["master"])
         except ServiceError as exc:
@@ -200,10 +225,16 @@ class Command(BaseCommand):
             self.stderr.write(f"Personajes de demostración no cargados: {' '.join(exc.messages)}")
             characters = []
 
-        # The world (places, shelters, stashes) and three days already played (issue 5): after
-        # the characters, so that they are housed and their diaries have rows.
+        # The world (places, shelters, stashes) and the three days already played: after the
+        # characters, so that they are housed and their diaries have rows.
         demo_mundo.load(campaign, self.stdout)
+        self._write_summary(campaign, characters)
+        # The scenes after everything else: their posts are written by the approved characters.
+        demo_escenas.load(campaign, self.stdout)
 
+    def _write_summary(self, campaign: Campaign, characters: list[Character]) -> None:
+        """Print the campaign's day, each place's zombies, survivors and chance per cell
+        (Spanish decimal comma), the demo logins and each character's non-zero traits."""
         self.stdout.write(self.style.SUCCESS(f"Partida de demostración: {campaign.name}"))
         self.stdout.write(f"  Día {campaign.current_day} ({campaign.current_date.isoformat()})")
         for settlement in campaign.settlements.all():
@@ -223,4 +254,3 @@ class Command(BaseCommand):
                 f"  {character.name} ({character.player.username}, "
                 f"{character.get_status_display()}): {build}"
             )
-        demo_escenas.load(campaign, self.stdout)  # the scenes (issue 4), after everything else
