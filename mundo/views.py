@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from mundo import charts, forms, selectors, services
 from mundo.models import Campaign, Invitation, Location, WorldRoll
 from nucleo.errors import ServiceError
+from nucleo.forms import add_service_errors
 
 CURVE_DAYS = 30
 
@@ -165,7 +166,11 @@ def _world_forms(campaign: Campaign, data: Any = None, action: str | None = None
 
     places = Location.objects.filter(settlement__campaign=campaign).select_related("settlement")
     return {
-        "settlement": forms.SettlementCreateForm(bound("settlement"), prefix="settlement"),
+        "settlement": forms.SettlementCreateForm(
+            bound("settlement"),
+            prefix="settlement",
+            initial={"growth_rate": campaign.rules.growth_rate},
+        ),
         "adjust": forms.SettlementAdjustForm(bound("adjust"), campaign=campaign, prefix="adjust"),
         "location": forms.LocationCreateForm(
             bound("location"), campaign=campaign, prefix="location"
@@ -245,7 +250,7 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             try:
                 message, _roll = _run_world_action(action, form, campaign, request.user)
             except ServiceError as exc:
-                forms.add_service_errors(form, exc)
+                add_service_errors(form, exc)
             else:
                 messages.success(request, message)
                 return redirect("mundo:world", slug=campaign.slug)
