@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from reglas.errors import RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
@@ -214,7 +214,17 @@ class CombatTable:
         }
 
 
-def _scalars(settings: RuleSettings) -> dict[str, int]:
+class _Scalars(TypedDict):
+    melee_to_hit: int
+    grab: int
+    bite: int
+    escape: int
+    grabbed_to_hit_penalty: int
+    bites_same_turn_to_die: int
+    consecutive_bites_to_die: int
+
+
+def _scalars(settings: RuleSettings) -> _Scalars:
     return {
         "melee_to_hit": settings.melee_to_hit,
         "grab": settings.grab_threshold,

@@ -29,7 +29,7 @@ from typing import Any
 from reglas.combat_table import FIREARM as FIREARM
 from reglas.combat_table import UNARMED as UNARMED
 from reglas.combat_table import Caliber as Caliber
-from reglas.combat_table import CombatTable
+from reglas.combat_table import CombatTable as CombatTable
 from reglas.combat_table import RangeBand as RangeBand
 from reglas.combat_table import Weapon as Weapon
 from reglas.combat_table import WoundClass as WoundClass
@@ -50,7 +50,7 @@ from reglas.weather_table import Season as Season
 from reglas.weather_table import SeasonWeather as SeasonWeather
 from reglas.weather_table import SkyBand as SkyBand
 from reglas.weather_table import SkyKind as SkyKind
-from reglas.weather_table import WeatherTable
+from reglas.weather_table import WeatherTable as WeatherTable
 
 JsonDict = dict[str, Any]
 """A JSON object as Python sees it."""

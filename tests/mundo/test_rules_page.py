@@ -7,6 +7,7 @@ others get the same 404 as for a campaign that does not exist (anonymous: the lo
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 from typing import Any
@@ -188,3 +189,29 @@ def test_the_service_refuses_a_player(campaign, player_a):
             campaign=campaign, user=player_a, group="R20", values={"grab_threshold": 10}
         )
     assert Campaign.objects.get(pk=campaign.pk).rule_overrides == {}
+
+
+def test_a_campaign_with_its_own_traits_table_seeds_those_traits(campaign):
+    from personajes.services import campaign_traits
+
+    table = copy.deepcopy(campaign.tables.to_dict()["traits"])
+    table["traits"][0] = {"slug": "fortaleza", "name": "Fortaleza"}
+    Campaign.objects.filter(pk=campaign.pk).update(rule_tables={"traits": table})
+    campaign.refresh_from_db()
+    assert [t.slug for t in campaign_traits(campaign=campaign)][:2] == ["fortaleza", "agilidad"]
+
+
+def test_the_page_costs_the_same_queries_with_one_change_or_thirty(
+    client, master, campaign, django_assert_num_queries
+):
+    client.force_login(master)
+    RuleChange.objects.create(campaign=campaign, user=master, group="R20", changes=[])
+    # session, user, campaign + master membership (campaign_get_for_master), the change log
+    # with its users: the same with any number of logged changes.
+    client.get(url(campaign))
+    with django_assert_num_queries(4) as one:
+        client.get(url(campaign))
+    for _ in range(29):
+        RuleChange.objects.create(campaign=campaign, user=master, group="R20", changes=[])
+    with django_assert_num_queries(len(one.captured_queries)):
+        client.get(url(campaign))
