@@ -6,6 +6,7 @@ import datetime
 from typing import Any
 
 from django import forms
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 from mundo import rules
@@ -158,6 +159,10 @@ def _setting_field(row: dict[str, Any]) -> forms.Field:
         default = _("yes") if default else _("no")
     elif isinstance(default, list):
         default = ", ".join(default)
+    elif isinstance(default, int | float):
+        # 4.0 reads "4", 0.2 reads "0,2" in Spanish.
+        whole = isinstance(default, float) and default.is_integer()
+        default = number_format(int(default) if whole else default)
     help_text = _("%(rule)s — default %(default)s") % {"rule": row["rule"], "default": default}
     kind = row["type"]
     if kind == "bool":

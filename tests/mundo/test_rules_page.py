@@ -73,6 +73,8 @@ def test_the_master_sees_each_number_with_its_unit_rule_and_default(client, mast
     assert "Umbral de agarre del zombi (%)" in html
     assert "R20 — por defecto 40" in html
     assert "Superficie de un espacio útil (m²)" in html
+    assert "R18 — por defecto 4<" in html  # 4.0 m² reads 4
+    assert "R7 — por defecto 0,2<" in html  # Spanish decimal comma
     assert 'name="R20-grab_threshold" value="40"' in html
     # Tables as rows of inputs, not JSON: the 9 mm caliber's wound threshold is a number input.
     assert 'value="table:combat"' in html
