@@ -418,10 +418,40 @@ def _new_settlement_r(overrides: dict[str, Any]) -> float:
     return place.growth_rate
 
 
-def _zombies_on_day_3(overrides: dict[str, Any]) -> tuple[int, int]:
+def _zombies_on_day_3(overrides: dict[str, Any]) -> int:
     from mundo import selectors
     from tests.factories import SettlementFactory
 
     place = SettlementFactory(campaign=_campaign(overrides), population=200)
-    curve = selectors.settlement_curve(place, 3, 3)
-    return selectors.settlement_status(place, 3).zombies, curve[0].zombies
+    status = selectors.settlement_status(place, 3)
+    # The world page's curve and the status agree: both take the campaign's P0.
+    assert selectors.settlement_curve(place, 3, 3)[0] == status.population
+    return status.zombies
+
+
+@pytest.mark.django_db
+def test_the_world_services_roll_with_the_campaigns_numbers_and_tables(campaign, master):
+    # The master's world actions read the campaign's copy, not the shipped defaults: a wider
+    # detection radius sweeps more cells (R18), a slower decay adds fewer points per day (R23),
+    # an edited search table finds what it says (R22).
+    from mundo import services
+    from mundo.models import Campaign, Location
+    from tests.factories import SettlementFactory
+    from tests.mundo.factories import LocationFactory, ShopFactory
+
+    search = load_data_json("search")
+    for kind in search["kinds"]:
+        kind.update(label="Nada", quantity_die=None, subtypes=[])
+    Campaign.objects.filter(pk=campaign.pk).update(
+        rule_overrides={"detection_radius_m": 7, "shop_decay_per_day": 1},
+        rule_tables={"search": search},
+    )
+    campaign.refresh_from_db()
+    town = SettlementFactory(campaign=campaign, area_m2=10_000)
+    route = services.route_check(settlement=town, user=master, path_m=20)
+    assert route.result["cells_swept"] == (2 * 7 * (20 + 2 * 7)) // 4  # 119, not 75
+    shop = ShopFactory(settlement=town)
+    found = services.shop_discover(location=shop, user=master)
+    assert found.result["day_modifier"] == 1 * campaign.current_day  # 7, not 21
+    house = LocationFactory(settlement=town, kind=Location.Kind.DWELLING)
+    assert services.location_search(location=house, user=master).result["kind_label"] == "Nada"
