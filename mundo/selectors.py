@@ -130,12 +130,15 @@ def settlement_status(settlement: Settlement, day: int) -> SettlementStatus:
         risen=settlement.characters_risen,
     )
     cells = cells_in_area(settlement.area_m2, EncounterTable.from_settings(rules))
+    # A master may set a cell larger than a small settlement: no whole cell, so any zombie there
+    # is met for sure (p = 1), rather than a page that fails.
+    p = p_cell(adjusted.zombies, cells) if cells else float(adjusted.zombies > 0)
     return SettlementStatus(
         settlement=settlement,
         day=day,
         population=pop,
         cells=cells,
-        p_cell=p_cell(adjusted.zombies, cells),
+        p_cell=p,
         adjusted=adjusted,
     )
 

@@ -30,6 +30,7 @@ from mundo.models import (
 from nucleo.errors import ServiceError
 from reglas import ENGINE_VERSION
 from reglas.core import RollPurpose, make_rng
+from reglas.encounters import cells as cells_in_area
 from reglas.encounters import roll_encounter
 from reglas.errors import RulesError
 from reglas.population import AdjustedPopulation, apply_adjustments, population
@@ -475,10 +476,15 @@ def route_check(
         campaign = _locked_campaign(campaign.pk)
         place = Settlement.objects.get(pk=settlement.pk)
         zombies = adjusted_population(place, campaign.current_day).zombies
+        tables = campaign.tables
+        if cells_in_area(place.area_m2, tables.encounters) == 0:
+            raise ServiceError(
+                {"settlement": _("This settlement is smaller than one cell of the campaign.")}
+            )
 
         def roll(rng: np.random.Generator) -> tuple[list[int], dict[str, object], str]:
             met = roll_encounter(
-                place.area_m2, zombies, float(path_m), detection, rng, campaign.tables.encounters
+                place.area_m2, zombies, float(path_m), detection, rng, tables.encounters
             )
             return [met.drawn], met.as_dict(), met.describe()
 

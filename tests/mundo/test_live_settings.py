@@ -455,3 +455,20 @@ def test_the_world_services_roll_with_the_campaigns_numbers_and_tables(campaign,
     assert found.result["day_modifier"] == 1 * campaign.current_day  # 7, not 21
     house = LocationFactory(settlement=town, kind=Location.Kind.DWELLING)
     assert services.location_search(location=house, user=master).result["kind_label"] == "Nada"
+
+
+@pytest.mark.django_db
+def test_a_cell_larger_than_the_settlement_is_worded_not_a_crash(campaign, master):
+    from mundo import selectors, services
+    from mundo.models import Campaign
+    from nucleo.errors import ServiceError
+    from tests.factories import SettlementFactory
+
+    Campaign.objects.filter(pk=campaign.pk).update(rule_overrides={"cell_area_m2": 100})
+    campaign.refresh_from_db()
+    hut = SettlementFactory(campaign=campaign, area_m2=50, population=10)
+    status = selectors.settlement_status(hut, 7)
+    assert (status.cells, status.p_cell) == (0, 1.0)
+    with pytest.raises(ServiceError) as excinfo:
+        services.route_check(settlement=hut, user=master, path_m=20)
+    assert "settlement" in excinfo.value.message_dict
