@@ -6,9 +6,12 @@ import datetime
 from typing import Any
 
 from django import forms
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
+from mundo import rules
 from mundo.models import SHOP_TYPE_CHOICES, Campaign, Grid, Location, Settlement
+from nucleo.errors import ServiceError
 
 
 class CampaignCreateForm(forms.ModelForm):
@@ -142,3 +145,141 @@ class ScheduleForm(forms.Form):
     tick_time = forms.TimeField(
         label=_("Tick time"), widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M")
     )
+
+
+# --- the master's rules page -----------------------------------------------------------------
+
+
+def _setting_field(row: dict[str, Any]) -> forms.Field:
+    """The form field of one setting: its label and unit, its rule id and default below it."""
+    label, unit = rules.SETTING_WORDS[row["name"]]
+    text = f"{label} ({unit})" if unit else str(label)
+    default = row["default"]
+    if isinstance(default, bool):
+        default = _("yes") if default else _("no")
+    elif isinstance(default, list):
+        default = ", ".join(default)
+    elif isinstance(default, int | float):
+        # 4.0 reads "4", 0.2 reads "0,2" in Spanish.
+        whole = isinstance(default, float) and default.is_integer()
+        default = number_format(int(default) if whole else default)
+    help_text = _("%(rule)s — default %(default)s") % {"rule": row["rule"], "default": default}
+    kind = row["type"]
+    if kind == "bool":
+        return forms.BooleanField(label=text, help_text=help_text, required=False)
+    if kind == "int":
+        return forms.IntegerField(label=text, help_text=help_text)
+    if kind == "float":
+        return forms.FloatField(label=text, help_text=help_text)
+    return forms.CharField(label=text, help_text=help_text, required=kind == "str")
+
+
+class RuleSettingsForm(forms.Form):
+    """The settings of one rule (``group``, e.g. ``R20``), each with its default and unit."""
+
+    def __init__(self, *args: Any, group: str, rows: list[dict[str, Any]], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.group = group
+        for row in rows:
+            self.fields[row["name"]] = _setting_field(row)
+            if row["type"] == "list[str]":
+                self.fields[row["name"]].widget.attrs["placeholder"] = "sigilo, pelea"
+
+    def values(self) -> dict[str, Any]:
+        """The cleaned values as JSON (a list of text from a comma-separated field)."""
+        out: dict[str, Any] = {}
+        for name, value in self.cleaned_data.items():
+            if isinstance(self.initial.get(name), list):
+                value = [v.strip() for v in str(value).split(",") if v.strip()]
+            out[name] = value
+        return out
+
+
+# Cells whose value may be empty (null in the table's JSON) and the type they hold otherwise.
+_NULLABLE: dict[str, type] = {"upto": int, "min_cap_c": int, "quantity_die": int, "caliber": str}
+_DECIMAL_COLUMNS = {"max_m", "two_handed_bonus_beyond_m"}
+
+
+def _cell_field(cell: rules.Cell, label: str) -> forms.Field:
+    key = cell.keys[-1] if isinstance(cell.keys[-1], str) else cell.column
+    if isinstance(cell.value, bool):
+        return forms.BooleanField(label=label, required=False)
+    if key in _NULLABLE:
+        field_class = forms.IntegerField if _NULLABLE[key] is int else forms.CharField
+        return field_class(label=label, required=False)
+    if key in _DECIMAL_COLUMNS or isinstance(cell.value, float):
+        return forms.FloatField(label=label)
+    if isinstance(cell.value, int):
+        return forms.IntegerField(label=label)
+    return forms.CharField(label=label, required=not isinstance(cell.value, list))
+
+
+class RuleTableForm(forms.Form):
+    """One table of the campaign as rows of inputs (one field per cell, ``c0``, ``c1``, …).
+
+    ``sections`` gives the template the rows and columns; ``table_json()`` the edited table.
+    """
+
+    def __init__(self, *args: Any, table: str, data: dict[str, Any], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.table = table
+        self.data_before = data
+        self.cells: dict[str, rules.Cell] = {}
+        self.sections: list[dict[str, Any]] = []
+        for section in rules.table_sections(data, table):
+            rows = []
+            for row_label, cells in section.rows:
+                bound = []
+                for cell in cells:
+                    if cell is None:
+                        bound.append(None)
+                        continue
+                    name = f"c{len(self.cells)}"
+                    self.cells[name] = cell
+                    label = f"{row_label} · {rules.COLUMN_WORDS.get(cell.column, cell.column)}"
+                    self.fields[name] = _cell_field(cell, label)
+                    value = cell.value
+                    self.initial[name] = ", ".join(value) if isinstance(value, list) else value
+                    bound.append(name)
+                words = rules.COLUMN_WORDS.get(row_label)
+                rows.append((str(words) if words else row_label, bound))
+            self.sections.append(
+                {
+                    "title": rules.section_title(section.path),
+                    "columns": [rules.COLUMN_WORDS.get(c, c) for c in section.columns],
+                    "rows": rows,
+                }
+            )
+
+    def bound_sections(self) -> list[dict[str, Any]]:
+        """``sections`` with each field name replaced by its bound field (for the template)."""
+        return [
+            {
+                **section,
+                "rows": [
+                    (label, [self[name] if name else None for name in names])
+                    for label, names in section["rows"]
+                ],
+            }
+            for section in self.sections
+        ]
+
+    def table_json(self) -> dict[str, Any]:
+        """The table with the posted values (empty optional cells become null)."""
+        values: dict[tuple[str | int, ...], Any] = {}
+        for name, cell in self.cells.items():
+            value = self.cleaned_data.get(name)
+            if isinstance(cell.value, list):
+                value = [v.strip() for v in str(value or "").split(",") if v.strip()]
+            elif value == "" or (value is None and not isinstance(cell.value, bool)):
+                value = None
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            values[cell.keys] = value
+        return rules.with_values(self.data_before, values)
+
+    def add_path_errors(self, exc: ServiceError) -> None:
+        """Put a service error named by a table path next to that cell (else on the form)."""
+        by_path = {cell.path: name for name, cell in self.cells.items()}
+        for path, messages in exc.message_dict.items():
+            self.add_error(by_path.get(path), messages)

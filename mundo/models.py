@@ -17,9 +17,11 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from reglas.errors import RulesError
+from mundo.rule_models import RuleChange as RuleChange
+from mundo.rule_models import validate_rule_overrides, validate_rule_tables
 from reglas.settings import RuleSettings
 from reglas.supplies import SHOP_TYPES
+from reglas.tables import Tables
 
 
 def new_invitation_token() -> str:
@@ -36,19 +38,6 @@ def validate_time_zone(value: str) -> None:
     """Raise ValidationError unless ``value`` is an IANA time zone name (``Europe/Madrid``)."""
     if value not in zoneinfo.available_timezones():
         raise ValidationError(_("“%(value)s” is not a known time zone."), params={"value": value})
-
-
-def validate_rule_overrides(value: object) -> None:
-    """Raise ValidationError unless ``value`` is a dict of valid rule overrides.
-
-    Source: RULES.md, principle 1 (every number is a campaign setting).
-    """
-    if not isinstance(value, dict):
-        raise ValidationError(_("Rule settings must be a JSON object."))
-    try:
-        RuleSettings.from_dict(value)
-    except RulesError as exc:
-        raise ValidationError(str(exc)) from None
 
 
 class Campaign(models.Model):
@@ -81,6 +70,13 @@ class Campaign(models.Model):
         blank=True,
         validators=[validate_rule_overrides],
         help_text=_('Only the numbers that differ from RULES.md, e.g. {"trait_cap": 5}.'),
+    )
+    rule_tables = models.JSONField(
+        _("rule tables"),
+        default=dict,
+        blank=True,
+        validators=[validate_rule_tables],
+        help_text=_("Only the tables the master edited, whole, by name (weather, combat…)."),
     )
     entropy = models.CharField(
         _("secret entropy"), max_length=64, default=new_entropy, editable=False
@@ -134,6 +130,11 @@ class Campaign(models.Model):
     def rules(self) -> RuleSettings:
         """The campaign's rule settings: RULES.md defaults with its overrides applied."""
         return RuleSettings.from_dict(self.rule_overrides)
+
+    @property
+    def tables(self) -> Tables:
+        """The campaign's tables: the defaults, its edited tables, the scalars of ``rules``."""
+        return Tables.from_overrides(self.rule_tables, self.rules)
 
     @property
     def entropy_int(self) -> int:

@@ -35,6 +35,7 @@ from reglas.population import (
     population,
     population_curve,
 )
+from reglas.tables import EncounterTable
 
 
 def campaign_role(campaign: Campaign, user: AnyUser) -> str | None:
@@ -117,22 +118,27 @@ class SettlementStatus:
 def settlement_status(settlement: Settlement, day: int) -> SettlementStatus:
     """Zombies, survivors and p per cell of a settlement on ``day``: the curve with the
     master's tally (zombies destroyed, survivors rescued, characters risen) on top, never
-    below 0. No query. Source: RULES.md R17, R18.
+    below 0, with the campaign's P0 and cell area. No query when ``settlement.campaign`` is
+    loaded. Source: RULES.md R17, R18.
     """
-    pop = population(settlement.population, day, settlement.growth_rate)
+    rules = settlement.campaign.rules
+    pop = population(settlement.population, day, settlement.growth_rate, rules.initial_zombies)
     adjusted = apply_adjustments(
         pop,
         destroyed=settlement.zombies_destroyed,
         rescued=settlement.survivors_rescued,
         risen=settlement.characters_risen,
     )
-    cells = cells_in_area(settlement.area_m2)
+    cells = cells_in_area(settlement.area_m2, EncounterTable.from_settings(rules))
+    # A master may set a cell larger than a small settlement: no whole cell, so any zombie there
+    # is met for sure (p = 1), rather than a page that fails.
+    p = p_cell(adjusted.zombies, cells) if cells else float(adjusted.zombies > 0)
     return SettlementStatus(
         settlement=settlement,
         day=day,
         population=pop,
         cells=cells,
-        p_cell=p_cell(adjusted.zombies, cells),
+        p_cell=p,
         adjusted=adjusted,
     )
 
@@ -154,12 +160,14 @@ def settlement_get(*, campaign: Campaign, slug: str) -> Settlement:
 
 
 def settlement_curve(settlement: Settlement, first_day: int, last_day: int) -> list[Population]:
-    """The settlement's population for each day in ``first_day..last_day`` (inclusive).
-
-    Source: RULES.md R17.
+    """The settlement's population for each day in ``first_day..last_day`` (inclusive), with
+    the campaign's P0 (``initial_zombies``). Source: RULES.md R17.
     """
     return population_curve(
-        settlement.population, range(first_day, last_day + 1), settlement.growth_rate
+        settlement.population,
+        range(first_day, last_day + 1),
+        settlement.growth_rate,
+        settlement.campaign.rules.initial_zombies,
     )
 
 

@@ -31,6 +31,7 @@ from nucleo.errors import ServiceError
 from nucleo.ledger import roll_record
 from nucleo.locks import campaign_lock, campaign_locked, lock_row, lock_rows
 from reglas.core import RollPurpose
+from reglas.encounters import cells as cells_in_area
 from reglas.encounters import roll_encounter
 from reglas.errors import RulesError
 from reglas.population import AdjustedPopulation, apply_adjustments, population
@@ -230,15 +231,18 @@ def settlement_create(
     name: str,
     population: int,
     area_m2: float,
-    growth_rate: float = 1.0,
+    growth_rate: float | None = None,
     own_grid: bool = False,
     own_climate: bool = False,
 ) -> Settlement:
     """A new settlement of ``population`` (K ≥ 1) inhabitants over ``area_m2`` m² (≥ 4 m²,
-    one cell), growth rate r > 0. Raises ServiceError (field errors, Spanish) otherwise;
-    nothing is saved then. Source: RULES.md R17, R18.
+    one cell), growth rate r > 0 (None: the campaign's ``growth_rate`` setting, 1 by default).
+    Raises ServiceError (field errors, Spanish) otherwise; nothing is saved then.
+    Source: RULES.md R17, R18.
     """
     _require_master(campaign, user)
+    if growth_rate is None:
+        growth_rate = campaign.rules.growth_rate
     _check_settlement_values(population=population, area_m2=area_m2, growth_rate=growth_rate)
     base = slugify(name)[:100] or "poblacion"
     slug, n = base, 1
@@ -343,7 +347,8 @@ def location_create(
 def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> WorldRoll:
     """Discover a shop: roll what is left in it on the current day, once (R23).
 
-    d100 + 3 × day → band → share of the shop type's base stock (kcal, L, rolls, doses),
+    d100 + ``shop_decay_per_day`` (3) × day → band of the campaign's supplies table → share
+    of the shop type's base stock (kcal, L, rolls, doses),
     stored on the place and in the ledger with its dice. Raises ServiceError when the place is
     not a shop or was already discovered (the stock is never re-rolled). Source: RULES.md R23.
     """
@@ -361,10 +366,11 @@ def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> World
                 % {"day": place.discovered_day}
             )
         day = campaign.current_day
+        tables = campaign.tables
         stock: dict[str, ShopSupplies] = {}
 
         def roll(rng: np.random.Generator) -> tuple[list[int], dict[str, object], str]:
-            found = roll_shop_supplies(place.shop_type, day, rng)
+            found = roll_shop_supplies(place.shop_type, day, rng, tables.supplies)
             stock["s"] = found
             dice = [found.die] + ([found.share_roll] if found.share_roll is not None else [])
             return dice, found.as_dict(), found.describe()
@@ -409,7 +415,7 @@ def location_search(*, location: Location, user: AbstractBaseUser | None) -> Wor
             )
 
         def roll(rng: np.random.Generator) -> tuple[list[int], dict[str, object], str]:
-            found = roll_search(rng)
+            found = roll_search(rng, campaign.tables.search)
             return list(found.dice), found.as_dict(), found.describe()
 
         record = _world_roll(
@@ -452,9 +458,16 @@ def route_check(
     with campaign_lock(campaign.pk) as campaign:
         place = Settlement.objects.get(pk=settlement.pk)
         zombies = adjusted_population(place, campaign.current_day).zombies
+        tables = campaign.tables
+        if cells_in_area(place.area_m2, tables.encounters) == 0:
+            raise ServiceError(
+                {"settlement": _("This settlement is smaller than one cell of the campaign.")}
+            )
 
         def roll(rng: np.random.Generator) -> tuple[list[int], dict[str, object], str]:
-            met = roll_encounter(place.area_m2, zombies, float(path_m), detection, rng)
+            met = roll_encounter(
+                place.area_m2, zombies, float(path_m), detection, rng, tables.encounters
+            )
             return [met.drawn], met.as_dict(), met.describe()
 
         return _world_roll(

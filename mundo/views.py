@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from mundo import charts, forms, selectors, services
+from mundo import charts, forms, rules, selectors, services
 from mundo.models import Campaign, Invitation, Location, WorldRoll
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
@@ -166,7 +166,11 @@ def _world_forms(campaign: Campaign, data: Any = None, action: str | None = None
 
     places = Location.objects.filter(settlement__campaign=campaign).select_related("settlement")
     return {
-        "settlement": forms.SettlementCreateForm(bound("settlement"), prefix="settlement"),
+        "settlement": forms.SettlementCreateForm(
+            bound("settlement"),
+            prefix="settlement",
+            initial={"growth_rate": campaign.rules.growth_rate},
+        ),
         "adjust": forms.SettlementAdjustForm(bound("adjust"), campaign=campaign, prefix="adjust"),
         "location": forms.LocationCreateForm(
             bound("location"), campaign=campaign, prefix="location"
@@ -261,6 +265,85 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             "locations": selectors.locations_of(campaign),
             "world": selectors.world_on(campaign, campaign.current_day),
             "rolls": selectors.world_rolls(campaign),
+        },
+        status=400 if action else 200,
+    )
+
+
+def _rule_forms(
+    campaign: Campaign, data: Any = None, action: str | None = None
+) -> tuple[list[Any], list[Any]]:
+    """The rules page's forms: one per rule id, one per table; only the posted one is bound."""
+    current = campaign.rules.to_dict()
+    settings_forms = [
+        forms.RuleSettingsForm(
+            data if action == f"settings:{group}" else None,
+            group=group,
+            rows=rows,
+            prefix=group,
+            initial={row["name"]: current[row["name"]] for row in rows},
+        )
+        for group, rows in rules.setting_groups()
+    ]
+    tables = rules.campaign_tables(campaign).to_dict()
+    table_forms = [
+        forms.RuleTableForm(
+            data if action == f"table:{name}" else None,
+            table=name,
+            data=tables[name],
+            prefix=name,
+        )
+        for name in rules.EDITABLE_TABLES
+    ]
+    return settings_forms, table_forms
+
+
+def _save_rules(action: str, form: Any, campaign: Campaign, user: Any) -> Any:
+    """Call the service behind the posted rules form; ServiceError goes back to the form."""
+    if action.startswith("settings:"):
+        return rules.rule_settings_save(
+            campaign=campaign, user=user, group=form.group, values=form.values()
+        )
+    return rules.rule_table_save(
+        campaign=campaign, user=user, table=form.table, data=form.table_json()
+    )
+
+
+@login_required
+def rules_master(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master's rules page: every setting by rule id (with its unit and default) and the
+    campaign's tables as rows, each group saved on its own and logged (who, when, old → new).
+    Only the campaign's master reaches it (404 otherwise). Source: RULES.md principle 1."""
+    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    action = request.POST.get("action", "") if request.method == "POST" else None
+    settings_forms, table_forms = _rule_forms(campaign, request.POST or None, action)
+    if action is not None:
+        posted = {f"settings:{f.group}": f for f in settings_forms}
+        posted.update({f"table:{f.table}": f for f in table_forms})
+        form = posted.get(action)
+        if form is None:
+            raise Http404("No such action")
+        if form.is_valid():
+            try:
+                change = _save_rules(action, form, campaign, request.user)
+            except ServiceError as exc:
+                if isinstance(form, forms.RuleTableForm):
+                    form.add_path_errors(exc)
+                else:
+                    add_service_errors(form, exc)
+            else:
+                messages.success(request, _("Rules saved.") if change else _("Nothing changed."))
+                return redirect("mundo:rules", slug=campaign.slug)
+    return render(
+        request,
+        "mundo/rules_master.html",
+        {
+            "campaign": campaign,
+            "settings_forms": settings_forms,
+            "table_forms": table_forms,
+            "table_titles": rules.TABLE_TITLES,
+            "changes": rules.rule_changes(campaign),
+            "failed": action,
         },
         status=400 if action else 200,
     )

@@ -45,7 +45,6 @@ from personajes.models import (
     TraitValue,
 )
 from reglas.characters import (
-    DEFAULT_TRAITS,
     AllocationProblem,
     ConditionState,
     is_dirt_sensitive,
@@ -253,7 +252,8 @@ def parse_threshold(value: object, *, required: bool) -> int | None:
 def campaign_traits(*, campaign: Campaign) -> list[Trait]:
     """The campaign's traits in sheet order; the first call creates the default ten.
 
-    Defaults come from ``reglas.characters.DEFAULT_TRAITS`` (positions 10, 20, … so the master
+    Defaults come from the campaign's traits table (``campaign.tables.traits``: the shipped
+    ``reglas/data/traits.json`` unless the campaign replaced it; positions 10, 20, … so the master
     can slot new traits between them), dirt-sensitive per the campaign's
     ``dirt_sensitive_traits`` (Sigilo by default). Idempotent and safe to run twice at once:
     ``bulk_create(ignore_conflicts=True)`` on the (campaign, slug) unique constraint, then a
@@ -274,7 +274,7 @@ def campaign_traits(*, campaign: Campaign) -> list[Trait]:
                 position=10 * (i + 1),
                 dirt_sensitive=is_dirt_sensitive(definition.slug, rules),
             )
-            for i, definition in enumerate(DEFAULT_TRAITS)
+            for i, definition in enumerate(campaign.tables.traits.traits)
         ],
         ignore_conflicts=True,
     )

@@ -17,29 +17,11 @@ from numpy.typing import ArrayLike, NDArray
 from reglas.core import Breakdown, Modifier
 from reglas.errors import RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
+from reglas.tables import DEFAULT_TRAIT_TABLE
+from reglas.tables import TraitDefinition as TraitDefinition
 
-
-@dataclass(frozen=True, slots=True)
-class TraitDefinition:
-    """A trait of the character sheet: ``slug`` (code, URL, settings) and Spanish ``name``."""
-
-    slug: str
-    name: str
-
-
-DEFAULT_TRAITS: tuple[TraitDefinition, ...] = (
-    TraitDefinition("fuerza", "Fuerza"),
-    TraitDefinition("agilidad", "Agilidad"),
-    TraitDefinition("resistencia", "Resistencia"),
-    TraitDefinition("percepcion", "Percepción"),
-    TraitDefinition("sigilo", "Sigilo"),
-    TraitDefinition("pelea", "Pelea"),
-    TraitDefinition("armas_cac", "Armas cuerpo a cuerpo"),
-    TraitDefinition("armas_distancia", "Armas a distancia"),
-    TraitDefinition("medicina", "Medicina"),
-    TraitDefinition("supervivencia", "Supervivencia"),
-)
-"""The default traits in sheet order (campaign-editable). Source: RULES.md R5."""
+DEFAULT_TRAITS: tuple[TraitDefinition, ...] = DEFAULT_TRAIT_TABLE.traits
+"""The default traits in sheet order, from ``reglas/data/traits.json``. Source: RULES.md R5."""
 
 
 def is_dirt_sensitive(trait_slug: str, settings: RuleSettings = DEFAULT_SETTINGS) -> bool:

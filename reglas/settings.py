@@ -3,7 +3,9 @@
 A campaign stores only its overrides (a JSON object such as ``{"trait_cap": 5}``);
 ``RuleSettings.from_dict(overrides)`` applies them on top of the defaults and rejects unknown
 keys, wrong types and impossible values with a Spanish ``RulesError`` naming the key.
-Tables (weather, combat, shops) live in ``reglas/data``; only scalar numbers are here.
+Tables (traits, weather, weapon search, shops, combat) live in ``reglas/data`` (``reglas.tables``);
+every scalar number is here and only here: a table that needs one (the shops' day factor, the
+combat thresholds, the encounter cell and radii) copies it from these settings when built.
 
 Source: RULES.md principle 1 ("every number is a campaign setting"), R5–R23.
 """
@@ -299,11 +301,40 @@ def _check_value(key: str, kind: Any, value: Any) -> None:
         return
     if value < 0:
         raise RulesError(f"El ajuste «{key}» no puede ser negativo ({value}).")
-    if key.endswith("_threshold") and value > 100:
+    if key in _PERCENT_KEYS and value > 100:
         raise RulesError(f"El ajuste «{key}» es un porcentaje: no puede pasar de 100 ({value}).")
-    at_least_one = key.endswith("_death_days") or key == "days_without_defecating"
-    if at_least_one and value < 1:
+    if key in _AT_LEAST_ONE_KEYS and value < 1:
         raise RulesError(f"El ajuste «{key}» debe ser al menos 1.")
+    if key in _POSITIVE_KEYS and value <= 0:
+        raise RulesError(f"El ajuste «{key}» debe ser mayor que 0 ({value}).")
+
+
+_PERCENT_KEYS = frozenset(
+    {
+        "medicine_threshold",
+        "resistance_base",
+        "amputation_threshold",
+        "utility_cut_percent_per_day",
+        "melee_to_hit",
+        "grab_threshold",
+        "escape_threshold",
+        "bite_threshold",
+        "grabbed_to_hit_penalty",
+        *(f"season_base_{s}" for s in ("winter", "spring", "summer", "autumn")),
+    }
+)
+_AT_LEAST_ONE_KEYS = frozenset(
+    {
+        "hunger_death_days",
+        "thirst_death_days",
+        "fatigue_death_days",
+        "days_without_defecating",
+        "bites_same_turn_to_die",
+        "consecutive_bites_to_die",
+    }
+)
+# A cell of 0 m² would divide by zero; a curve needs at least a fraction of a first zombie.
+_POSITIVE_KEYS = frozenset({"cell_area_m2", "initial_zombies", "growth_rate"})
 
 
 def _check_duration(key: str, text: str) -> None:

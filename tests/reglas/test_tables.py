@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 
 from reglas.errors import RulesError
+from reglas.settings import DEFAULT_SETTINGS, RuleSettings
 from reglas.tables import (
     DEFAULT_COMBAT,
     DEFAULT_SUPPLIES,
+    TABLE_NAMES,
     CombatTable,
     DetectionMode,
     EncounterTable,
@@ -23,12 +25,17 @@ from reglas.tables import (
     Season,
     SuppliesTable,
     Tables,
+    TraitTable,
     WeatherTable,
     default_tables,
     load_data_json,
 )
 
-NAMES = ["weather", "search", "supplies", "encounters", "combat"]
+NAMES = ["traits", "weather", "search", "supplies", "combat"]
+
+
+def test_the_stored_tables_are_the_data_files() -> None:
+    assert list(TABLE_NAMES) == NAMES
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -51,7 +58,7 @@ def test_bundle_round_trips_through_json_text() -> None:
 
 def test_default_values_are_the_rulebook_resolved_numbers() -> None:
     combat = DEFAULT_COMBAT
-    assert combat.melee_to_hit == 60
+    assert combat.melee_to_hit == 60 == DEFAULT_SETTINGS.melee_to_hit
     assert [(b.max_m, b.threshold) for b in combat.ranged_to_hit] == [
         (5, 60),
         (15, 40),
@@ -84,6 +91,7 @@ def test_default_values_are_the_rulebook_resolved_numbers() -> None:
         20,
     )
     assert (combat.bites_same_turn_to_die, combat.consecutive_bites_to_die) == (3, 3)
+    assert DEFAULT_SUPPLIES.day_factor == 3 == DEFAULT_SETTINGS.shop_decay_per_day
     supermercado = DEFAULT_SUPPLIES.shop("supermercado")
     assert (
         supermercado.food_kcal,
@@ -148,7 +156,6 @@ BAD_EDITS = [
     ("supplies", SuppliesTable, lambda d: d["bands"][2].update(upto=50), "bands[2].upto"),
     ("supplies", SuppliesTable, lambda d: d["shops"]["tienda"].update(water_l=-1), "water_l"),
     ("supplies", SuppliesTable, lambda d: d.update(colour="red"), "supplies.colour"),
-    ("encounters", EncounterTable, lambda d: d.update(cell_area_m2=0), "cell_area_m2"),
     (
         "combat",
         CombatTable,
@@ -174,7 +181,11 @@ BAD_EDITS = [
         "combat.weapons.hacha.kind",
     ),
     ("combat", CombatTable, lambda d: d["wound"]["classes"].pop("unarmed"), "combat.wound.classes"),
-    ("combat", CombatTable, lambda d: d["zombies"].update(bite="60"), "combat.zombies.bite"),
+    ("combat", CombatTable, lambda d: d.update(zombies={"bite": 60}), "combat.zombies"),
+    ("combat", CombatTable, lambda d: d["to_hit"].update(melee=60), "combat.to_hit.melee"),
+    ("supplies", SuppliesTable, lambda d: d.update(day_factor=3), "supplies.day_factor"),
+    ("traits", TraitTable, lambda d: d["traits"][1].update(slug="fuerza"), "traits[1].slug"),
+    ("traits", TraitTable, lambda d: d["traits"][0].update(slug="Fuerza"), "traits[0].slug"),
 ]
 
 
@@ -187,10 +198,53 @@ def test_bad_edits_raise_rules_error_naming_the_field(
     assert field in str(excinfo.value)
 
 
+# The scalars that were table fields (encounters, combat's zombie numbers, the shops' day factor)
+# are settings now; their bad values are refused by name there.
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("cell_area_m2", 0),
+        ("bite_threshold", "60"),
+        ("melee_to_hit", -5),
+        ("melee_to_hit", 101),
+        ("bites_same_turn_to_die", 0),
+        ("shop_decay_per_day", -1),
+    ],
+)
+def test_bad_scalar_settings_raise_naming_the_key(key: str, value: object) -> None:
+    with pytest.raises(RulesError, match=key):
+        RuleSettings.from_dict({key: value})
+
+
+def test_tables_take_their_scalars_from_the_settings() -> None:
+    settings = RuleSettings.from_dict(
+        {"grab_threshold": 55, "shop_decay_per_day": 7, "aggressive_detection_radius_m": 12}
+    )
+    tables = Tables.from_overrides({}, settings)
+    assert tables.combat.grab == 55
+    assert tables.supplies.day_factor == 7
+    assert tables.encounters.radius_aggressive_m == 12
+    assert DEFAULT_COMBAT.with_settings(settings) == tables.combat
+    assert DEFAULT_SUPPLIES.with_settings(settings) == tables.supplies
+    assert EncounterTable.from_settings(settings) == tables.encounters
+
+
+def test_overrides_round_trip_and_replace_whole_tables() -> None:
+    data = load_data_json("supplies")
+    data["bands"][0]["max_pct"] = 90
+    tables = Tables.from_overrides({"supplies": data})
+    assert tables.supplies.bands[0].max_pct == 90
+    assert tables.overrides() == {"supplies": data}
+    assert Tables.from_overrides(tables.overrides()) == tables
+    assert default_tables().overrides() == {}
+    with pytest.raises(RulesError, match="colour"):
+        Tables.from_overrides({"colour": {}})
+
+
 def test_bundle_errors_name_the_full_path() -> None:
     data = default_tables().to_dict()
-    data["combat"]["to_hit"]["melee"] = -5
-    with pytest.raises(RulesError, match=r"combat\.to_hit\.melee"):
+    data["combat"]["to_hit"]["out_of_range"] = -5
+    with pytest.raises(RulesError, match=r"combat\.to_hit\.out_of_range"):
         Tables.from_dict(data)
     with pytest.raises(RulesError, match="weather"):
         Tables.from_dict({k: v for k, v in default_tables().to_dict().items() if k != "weather"})
