@@ -189,7 +189,9 @@ def snapshot(campaign: Campaign) -> dict[str, Any]:
             out.append({k: _plain(v) for k, v in row.items()})
         return out
 
-    ticks = rows(DayTick.objects.filter(campaign=campaign), ("duration_ms", "campaign_id"), ("day",))
+    ticks = rows(
+        DayTick.objects.filter(campaign=campaign), ("duration_ms", "campaign_id"), ("day",)
+    )
     for t in ticks:
         for death in t["summary"].get("deaths", []):
             death["character"] = names[death["character"]]
@@ -219,7 +221,9 @@ def snapshot(campaign: Campaign) -> dict[str, Any]:
         "grid_days": rows(GridDay.objects.filter(grid__campaign=campaign), (), ("day", "grid_id")),
         "grids": rows(Grid.objects.filter(campaign=campaign), ("campaign_id",), ("id",)),
         "settlement_days": rows(
-            SettlementDay.objects.filter(settlement__campaign=campaign), (), ("day", "settlement_id")
+            SettlementDay.objects.filter(settlement__campaign=campaign),
+            (),
+            ("day", "settlement_id"),
         ),
         "settlements": rows(
             Settlement.objects.filter(campaign=campaign), ("campaign_id",), ("id",)
