@@ -423,6 +423,32 @@ def _status(final: ConditionArrays, dead: B, risen: B) -> NDArray[np.str_]:
     )
 
 
+def _taken(
+    day: CharactersDay,
+    survival: SurvivalOutcome,
+    carried: tuple[_Usable, Supplies, B],
+    stash: tuple[_Usable, B],
+) -> tuple[F64, F64]:
+    """Units taken per carried and per stashed stack: what consumption drew from each holder
+    (the water a bath used included) and the doses given."""
+    used = survival.consumption
+    c_usable, c_supplies, from_carried = carried
+    s_usable, from_stash = stash
+    carried_taken = c_usable.take(
+        used.kcal_from_carried,
+        c_supplies.water_l - survival.carried_after.water_l,
+        used.paper_from_carried,
+        from_carried.astype(np.float64),
+    )
+    stash_taken = s_usable.take(
+        used.stash_taken.kcal,
+        used.stash_taken.water_l,
+        used.stash_taken.toilet_paper_rolls,
+        totals(day.shelter[from_stash], np.ones(int(from_stash.sum())), len(day.shelters)),
+    )
+    return carried_taken, stash_taken
+
+
 def live_characters_day(
     day: CharactersDay,
     *,
@@ -469,18 +495,8 @@ def live_characters_day(
     dead = survival.dead | health.dead
     risen = health.risen & ~survival.dead
     cause = np.where(survival.dead, survival.death_cause, health.death_cause)
-    used = survival.consumption
-    carried_taken = carried.take(
-        used.kcal_from_carried,
-        carried_supplies.water_l - survival.carried_after.water_l,
-        used.paper_from_carried,
-        from_carried.astype(np.float64),
-    )
-    stash_taken = stash.take(
-        used.stash_taken.kcal,
-        used.stash_taken.water_l,
-        used.stash_taken.toilet_paper_rolls,
-        totals(day.shelter[from_stash], np.ones(int(from_stash.sum())), m),
+    carried_taken, stash_taken = _taken(
+        day, survival, (carried, carried_supplies, from_carried), (stash, from_stash)
     )
     penalty_total, penalty = _penalty(final, rules)
     return CharactersDayOutcome(
