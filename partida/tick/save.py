@@ -11,7 +11,9 @@ import json
 from typing import Any
 
 import numpy as np
-from django.utils import timezone
+from django.conf import settings
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 from numpy.typing import NDArray
 
 from mundo.models import Campaign
@@ -111,6 +113,10 @@ def write_rolls(
     """
     now = timezone.now()
     ids, res, health = loaded.ids, out.resistance, out.health
+    # The reasons are stored words (a roll's row is its record), in the site's language.
+    with translation.override(settings.LANGUAGE_CODE):
+        resistance_reason = gettext("Resistance roll at the end of the disease (R12)")
+        duration_reason = gettext("Duration of the disease (R12)")
     rows = [
         LedgerRow(
             RollPurpose.HEALTH,
@@ -118,7 +124,7 @@ def write_rolls(
             _roll_fields(
                 kind=Roll.Kind.ACTION,
                 character=int(ids[i]),
-                reason="Tirada de resistencia al final de la enfermedad (R12)",
+                reason=resistance_reason,
                 trait_name="Resistencia",
                 trait_value=int(loaded.day.resistencia[i]),
                 base_threshold=rules.resistance_base,
@@ -139,7 +145,7 @@ def write_rolls(
             _roll_fields(
                 kind=Roll.Kind.EXPRESSION,
                 character=int(ids[i]),
-                reason="Duración de la enfermedad (R12)",
+                reason=duration_reason,
                 expression=rules.disease_duration,
                 dice=json.dumps(health.duration_dice[i].tolist()),
                 total=int(health.duration[i]),
