@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from django.db.models import Model
+from django.db.models import JSONField, Model
+from django.utils import timezone
 
 from nucleo import bulk
 from nucleo.locks import require_campaign_lock
@@ -149,8 +150,10 @@ def rolls_record_bulk(
     ``rows`` carry each roll's purpose, subject and its other fields, already in the column's
     stored form (JSON columns as JSON text; foreign keys by field name, e.g. ``character``);
     every row has the same field names. Keys come from ``bulk_keys`` (one query), so they
-    continue the sequences of what is stored; ``campaign``, ``day``, ``generator_key`` and
-    ``engine_version`` are filled in here. Queries: two (keys, insert); none for no rows.
+    continue the sequences of what is stored; ``campaign``, ``day``, ``generator_key``,
+    ``engine_version``, the model's ``auto_now(_add)`` columns and the defaults of fields not
+    given are filled in here.
+    Queries: two (keys, insert); none for no rows.
 
     The dice are the caller's: a caller that drew them from a shared generator of a whole step
     (the daily tick's health step) says so, since the stored key then names the roll without
@@ -170,5 +173,24 @@ def rolls_record_bulk(
         generator_key=[json.dumps(k) for k in keys],
         engine_version=[ENGINE_VERSION] * len(rows),
     )
+    columns.update(_as_save_would(model, columns, len(rows)))
     bulk.insert_columns(model, columns)
     return keys
+
+
+def _as_save_would(model: type[Model], given: Mapping[str, Any], n: int) -> dict[str, list[Any]]:
+    """The columns ``save()`` would fill that one INSERT skips: ``auto_now(_add)`` stamps and
+    every other field's default (JSON defaults as JSON text), for the fields not ``given``."""
+    now = timezone.now()
+    out: dict[str, list[Any]] = {}
+    for f in model._meta.concrete_fields:
+        if f.primary_key or f.name in given:
+            continue
+        if getattr(f, "auto_now_add", False) or getattr(f, "auto_now", False):
+            out[f.name] = [now] * n
+        else:  # as save(): the field's default, "" for text, None for the rest
+            value = f.get_default()
+            if isinstance(f, JSONField) and value is not None:
+                value = json.dumps(value)
+            out[f.name] = [value] * n
+    return out

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext
 from numpy.typing import NDArray
 
@@ -94,7 +94,6 @@ def _roll_fields(**values: Any) -> dict[str, Any]:
         "total": None,
         "successes": None,
         "success": None,
-        "created_at": None,
         "dirt_sensitive": False,
     }
     base.update(values)
@@ -111,7 +110,6 @@ def write_rolls(
     HEALTH, 0, 0])`` (so a character's dice do not depend on a per-roll key): the stored key
     names the roll and does not reproduce its dice; the stored dice are the record.
     """
-    now = timezone.now()
     ids, res, health = loaded.ids, out.resistance, out.health
     # The reasons are stored words (a roll's row is its record), in the site's language.
     with translation.override(settings.LANGUAGE_CODE):
@@ -133,7 +131,6 @@ def write_rolls(
                 dice=json.dumps(res.dice[j]),
                 successes=int(res.successes[j]),
                 success=bool(res.success[j]),
-                created_at=now,
             ),
         )
         for j, i in enumerate(res.index.tolist())
@@ -149,7 +146,6 @@ def write_rolls(
                 expression=rules.disease_duration,
                 dice=json.dumps(health.duration_dice[i].tolist()),
                 total=int(health.duration[i]),
-                created_at=now,
             ),
         )
         for i in np.flatnonzero(health.fell_sick).tolist()
