@@ -25,6 +25,7 @@ housemates (R10) count characters with a running disease at the start of the day
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -331,7 +332,7 @@ def _survival(
     )
 
 
-def _memo(keys: NDArray[Any], make: Any) -> BreakdownTable:
+def _memo(keys: NDArray[Any], make: Callable[[int], Breakdown]) -> BreakdownTable:
     """One breakdown per distinct key row (``make(i)`` for its first character i)."""
     if keys.shape[0] == 0:
         return BreakdownTable(rows=(), index=np.zeros(0, np.int64))

@@ -27,8 +27,9 @@ day N + 1's rolls).
 
 Exactly once: see ``partida.tick.run``.
 
-Queries: a fixed number per tick (about 26), whatever the number of characters: reads with
-``values_list`` into arrays, writes with one statement per table (``nucleo.bulk``).
+Queries: a fixed number per tick, whatever the number of characters (25 in
+tests/partida/test_tick.py for 10 and for 200): reads with ``values_list`` into arrays, writes
+with one statement per table (``nucleo.bulk``).
 
 Random numbers: one generator per step and subject, ``make_rng(entropy, [day, PURPOSE, subject,
 0])`` — the weather of each climate, the cut dice of each grid, one for the health step — so

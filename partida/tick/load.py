@@ -26,11 +26,8 @@ from personajes.models import (
     TraitValue,
 )
 from reglas.characters import ConditionArrays, ConditionState
-from reglas.day import CharactersDay, Shelters, Stock
+from reglas.day import F64, I64, CharactersDay, Shelters, Stock
 from reglas.health import RESISTANCE_TRAIT
-
-F64 = NDArray[np.float64]
-I64 = NDArray[np.int64]
 
 _BOOL_FIELDS = frozenset(
     name for name in CONDITION_FIELDS if isinstance(getattr(ConditionState(), name), bool)

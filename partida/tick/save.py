@@ -14,7 +14,6 @@ import numpy as np
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
-from numpy.typing import NDArray
 
 from mundo.models import Campaign
 from nucleo import bulk
@@ -24,11 +23,8 @@ from partida.tick.world import World
 from personajes.mapping import CONDITION_FIELDS
 from personajes.models import Character, DiaryEntry, InventoryItem, Roll, ShelterStash
 from reglas.core import Breakdown, RollPurpose
-from reglas.day import BreakdownTable, CharactersDayOutcome
+from reglas.day import F64, I64, BreakdownTable, CharactersDayOutcome
 from reglas.settings import RuleSettings
-
-F64 = NDArray[np.float64]
-I64 = NDArray[np.int64]
 
 
 def _breakdown_json(lines: Breakdown) -> str:
