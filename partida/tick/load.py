@@ -190,7 +190,9 @@ def load_characters(campaign: Campaign, world: World, closed: int) -> Loaded | N
     """The approved characters' day ``closed`` as arrays (None when there are none).
 
     Shelter facts come from the world as the day saw it (running water: plumbing and its
-    grid's water on during the day); stacks carry their holders' grid cut days.
+    grid's water on during the day); stacks carry their holders' grid cut days. Queries: seven
+    (characters, shelters, day records, item types, carried items, stashes, Resistencia).
+    Raises nothing of its own. Source: RULES.md R7, R15, R24 step 5.
     """
     rows = list(
         Character.objects.filter(campaign=campaign, status=Character.Status.APPROVED)

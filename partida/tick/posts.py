@@ -18,7 +18,8 @@ from personajes.models import DiaryEntry
 def diary_posts_for_day(campaign_id: int, day: int) -> int:
     """Make the diary posts of ``day``'s entries with ``escenas.services.diary_posts_create``
     (which also queues their notifications); returns how many posts were made now. Safe to
-    run twice. Queries: the entries with their characters (one), then the scenes app's."""
+    run twice. Queries: the entries with their characters (one), then the scenes app's.
+    Source: RULES.md R25."""
     entries = list(
         DiaryEntry.objects.filter(character__campaign_id=campaign_id, day=day).select_related(
             "character"

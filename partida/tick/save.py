@@ -38,7 +38,8 @@ def _table_json(table: BreakdownTable) -> list[str]:
 
 
 def write_quantities(model: type, pk: I64, units: F64, taken: F64) -> None:
-    """One UPDATE of the stacks that changed (quantities in units, 3 decimals, never < 0)."""
+    """One UPDATE of the stacks that changed: ``pk``, ``units`` held and ``taken`` (k,);
+    quantities in units, 3 decimals, never < 0. Source: RULES.md R15."""
     changed = np.flatnonzero(taken > 1e-9)
     if changed.size == 0:
         return
@@ -48,7 +49,8 @@ def write_quantities(model: type, pk: I64, units: F64, taken: F64) -> None:
 
 def write_characters(loaded: Loaded, out: CharactersDayOutcome, closed: int) -> None:
     """Only the rows whose condition changed (a fed, rested, healthy character's counters stay
-    as they were), in one UPDATE; the dead's status in another, small one."""
+    as they were), in one UPDATE; the dead's status, cause and day ``closed`` in another,
+    small one. Source: RULES.md R14, R24."""
     ids, start, final = loaded.ids, loaded.day.condition, out.condition
     changed = np.zeros(ids.shape[0], np.bool_)
     for name in CONDITION_FIELDS:
@@ -105,6 +107,7 @@ def write_rolls(
     The dice were drawn by the health step's one generator, ``make_rng(entropy, [closed,
     HEALTH, 0, 0])`` (so a character's dice do not depend on a per-roll key): the stored key
     names the roll and does not reproduce its dice; the stored dice are the record.
+    Source: RULES.md R12, DESIGN.md "Randomness and the roll ledger".
     """
     ids, res, health = loaded.ids, out.resistance, out.health
     # The reasons are stored words (a roll's row is its record), in the site's language.
@@ -158,7 +161,9 @@ def write_diary(
     closed: int,
     closed_date: datetime.date,
 ) -> None:
-    """One DiaryEntry per character for the closed day (R25), in one INSERT."""
+    """One DiaryEntry per character for the closed day, in one INSERT: amounts in kcal, L
+    and h, the counters as the day leaves them, the R9 and R10 breakdowns as JSON.
+    Source: RULES.md R25."""
     n = loaded.ids.shape[0]
     final, survival, health = out.condition, out.survival, out.health
     rolled = health.onset_rolled.tolist()
@@ -219,7 +224,9 @@ def write_day(
     closed: int,
     closed_date: datetime.date,
 ) -> None:
-    """Every write of the characters' day, items first, then characters, rolls, diary."""
+    """Every write of the characters' day, items first, then characters, rolls, diary: at most
+    six statements (two stacks, two character updates, the ledger's two) plus the diary.
+    Source: RULES.md R24 steps 5–6."""
     day = loaded.day
     write_quantities(InventoryItem, loaded.carried_pk, day.carried.units, out.carried_taken)
     write_quantities(ShelterStash, loaded.stash_pk, day.stash.units, out.stash_taken)
