@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reglas.characters import ConditionArrays, ConditionState
 from reglas.core import make_rng
@@ -216,3 +218,34 @@ def test_the_same_day_and_seed_give_the_same_outcome():
     # Autumn's base (R10) is rolled for each of the three healthy characters.
     assert all(1 <= d <= 100 for d in a.health.onset_dice.tolist())
     assert a.disease.of(0) and a.disease.of(0)[0].points > 0
+
+
+KINDS = [FOOD, WATER, TOILET_PAPER, MEDICINE]
+stack = st.tuples(st.integers(0, 3), st.sampled_from(KINDS), st.floats(1, 900), st.floats(0, 8))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(stack, max_size=10),
+    st.lists(
+        st.tuples(st.integers(0, 1), st.sampled_from(KINDS), st.floats(1, 900), st.floats(0, 8)),
+        max_size=6,
+    ),
+    st.lists(st.tuples(st.integers(-1, 1), st.integers(0, 3)), min_size=4, max_size=4),
+)
+def test_stocks_never_go_negative_and_only_the_sick_are_treated(carried, stashed, people):
+    # R15 ("never more than there is") and R12 (a dose only for the sick), for any stacks.
+    states = [ConditionState(disease_day=d, disease_duration=5 if d else 0) for _s, d in people]
+    day = day_of(
+        states,
+        shelter=[s for s, _d in people],
+        carried=stock(4, carried),
+        stash=stock(2, stashed),
+        m=2,
+    )
+    out = run(day)
+    assert np.all(out.carried_taken >= 0) and np.all(out.stash_taken >= 0)
+    assert np.all(out.carried_taken <= day.carried.units + 1e-9)
+    assert np.all(out.stash_taken <= day.stash.units + 1e-9)
+    sick = np.array([d > 0 for _s, d in people])
+    assert not np.any(out.treated & ~sick)
