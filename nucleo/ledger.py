@@ -21,14 +21,17 @@ and ``reglas.ENGINE_VERSION`` are stored beside them as a cross-check. Rows are 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from django.db.models import Model
+from django.db.models import JSONField, Model
+from django.utils import timezone
 
+from nucleo import bulk
 from nucleo.locks import require_campaign_lock
 from reglas import ENGINE_VERSION
 from reglas.core import make_rng
@@ -143,3 +146,61 @@ def bulk_keys(
         keys.append([int(day), prefix[0], prefix[1], counts[prefix]])
         counts[prefix] += 1
     return keys
+
+
+def rolls_record_bulk(
+    model: type[Model],
+    *,
+    campaign: Any,
+    day: int,
+    rows: Sequence[LedgerRow],
+) -> list[list[int]]:
+    """Write many rolls of one ``day`` in one INSERT; returns their generator keys in order.
+
+    ``rows`` carry each roll's purpose, subject and its other fields, already in the column's
+    stored form (JSON columns as JSON text; foreign keys by field name, e.g. ``character``);
+    every row has the same field names. Keys come from ``bulk_keys`` (one query), so they
+    continue the sequences of what is stored; ``campaign``, ``day``, ``generator_key``,
+    ``engine_version``, the model's ``auto_now(_add)`` columns and the defaults of fields not
+    given are filled in here.
+    Queries: two (keys, insert); none for no rows.
+
+    The dice are the caller's: a caller that drew them from a shared generator of a whole step
+    (the daily tick's health step) says so, since the stored key then names the roll without
+    reproducing its dice; the stored dice are the record. Raises ``LockOrderError`` outside
+    ``campaign_lock``; ``ValueError`` for rows with different fields.
+    """
+    if not rows:
+        return []
+    names = list(rows[0].fields)
+    if any(list(r.fields) != names for r in rows):
+        raise ValueError("Every bulk roll row needs the same fields, in the same order.")
+    keys = bulk_keys(model, campaign_id=campaign.pk, day=day, rows=rows)
+    columns: dict[str, list[Any]] = {name: [r.fields[name] for r in rows] for name in names}
+    columns.update(
+        campaign=[campaign.pk] * len(rows),
+        day=[int(day)] * len(rows),
+        generator_key=[json.dumps(k) for k in keys],
+        engine_version=[ENGINE_VERSION] * len(rows),
+    )
+    columns.update(_as_save_would(model, columns, len(rows)))
+    bulk.insert_columns(model, columns)
+    return keys
+
+
+def _as_save_would(model: type[Model], given: Mapping[str, Any], n: int) -> dict[str, list[Any]]:
+    """The columns ``save()`` would fill that one INSERT skips: ``auto_now(_add)`` stamps and
+    every other field's default (JSON defaults as JSON text), for the fields not ``given``."""
+    now = timezone.now()
+    out: dict[str, list[Any]] = {}
+    for f in model._meta.concrete_fields:
+        if f.primary_key or f.name in given:
+            continue
+        if getattr(f, "auto_now_add", False) or getattr(f, "auto_now", False):
+            out[f.name] = [now] * n
+        else:  # as save(): the field's default, "" for text, None for the rest
+            value = f.get_default()
+            if isinstance(f, JSONField) and value is not None:
+                value = json.dumps(value)
+            out[f.name] = [value] * n
+    return out

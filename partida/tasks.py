@@ -1,9 +1,20 @@
-"""Project-level Celery tasks."""
+"""Project-level Celery tasks (the tick's diary-posts task lives with the tick, imported here so
+workers register it)."""
+
+import dataclasses
+import datetime
 
 from celery import shared_task
 from django.db import connection
+from django.utils import timezone
 
+from mundo.models import DayTick
+from mundo.selectors import campaigns_due
+from partida.tick import advance_day
+from partida.tick.posts import create_diary_posts
 from reglas import ENGINE_VERSION
+
+__all__ = ["advance_campaign_day", "advance_due_campaigns", "create_diary_posts", "worker_health"]
 
 
 @shared_task(name="partida.worker_health")
@@ -26,11 +37,6 @@ def advance_due_campaigns() -> list[int]:
     Safe to run twice, concurrently or not: each queued task carries the day it expects and the
     slot, and the tick advances a (campaign, day) once. Returns the campaign ids queued.
     """
-    from django.utils import timezone
-
-    from mundo.models import DayTick
-    from mundo.selectors import campaigns_due
-
     queued = []
     for campaign, slot in campaigns_due(timezone.now()):
         advance_campaign_day.delay(
@@ -53,22 +59,8 @@ def advance_campaign_day(
     returned (``advanced`` False). ``scheduled_slot`` (ISO datetime) marks the schedule's slot
     as used. Returns the tick's result as a dict.
     """
-    import dataclasses
-    import datetime
-
-    from partida.tick import advance_day
-
     slot = datetime.datetime.fromisoformat(scheduled_slot) if scheduled_slot else None
     result = advance_day(
         campaign_id, expected_day=expected_day, trigger=trigger, scheduled_slot=slot
     )
     return dataclasses.asdict(result)
-
-
-@shared_task(name="partida.create_diary_posts")
-def create_diary_posts(campaign_id: int, day: int) -> int:
-    """The diary posts of a closed day (queued by the tick after its commit). Safe to run
-    twice: the posts are keyed per diary scene and day. Returns how many were made now."""
-    from partida.tick import diary_posts_for_day
-
-    return diary_posts_for_day(campaign_id, day)

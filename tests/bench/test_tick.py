@@ -9,7 +9,7 @@ and beside it, in the same run and on the same rows:
 (b) the same row changes written by hand in SQL inside the database: one UPDATE of the
     characters, one INSERT of the diary rows;
 and the two ways of writing the character rows and the diary rows measured side by side:
-Django's ``bulk_update``/``bulk_create`` against ``partida.bulk`` (what the tick uses).
+Django's ``bulk_update``/``bulk_create`` against ``nucleo.bulk`` (what the tick uses).
 Targets (issue 5): ≤ 1 s, ≤ 10 × (b), ≥ 20 × faster than (a), ≤ 300 MB.
 Benchmarks never pass or fail on time: they check that the work was done, and print.
 Every measurement but the tick itself runs in a transaction that is rolled back.
@@ -34,9 +34,9 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from mundo.models import Campaign, Location, Settlement
-from partida import bulk
-from partida.tick import CONDITION_FIELDS, advance_day
-from personajes.mapping import condition_state
+from nucleo import bulk
+from partida.tick import advance_day
+from personajes.mapping import CONDITION_FIELDS, condition_state
 from personajes.models import (
     Character,
     DayRecord,
@@ -322,7 +322,7 @@ def django_bulk(campaign: Campaign, limit: int) -> None:
 
 
 def partida_bulk(campaign: Campaign, limit: int) -> None:
-    """The same two writes with ``partida.bulk`` (one statement each)."""
+    """The same two writes with ``nucleo.bulk`` (one statement each)."""
     rows = list(
         Character.objects.filter(campaign=campaign)
         .order_by("id")[:limit]
@@ -436,13 +436,13 @@ def test_tick_benchmark():
         f"(measured on {bulk_n} in batches of {BULK_BATCH}: {django_s * 1000:.0f} ms, scaled)"
     )
     print(
-        f"  writes alone, partida.bulk (unnest / json_each): {ours_full_s * 1000:8.0f} ms "
+        f"  writes alone, nucleo.bulk (unnest / json_each): {ours_full_s * 1000:8.0f} ms "
         f"({bulk_n} rows: {ours_s * 1000:.0f} ms)"
     )
     print(
         f"  ratios: tick / (b) = {tick_s / by_hand_s:.1f} (target ≤ 10); "
         f"(a) / tick = {naive_full_s / tick_s:.0f} (target ≥ 20); "
-        f"bulk_update / partida.bulk = {django_s / ours_s:.1f}"
+        f"bulk_update / nucleo.bulk = {django_s / ours_s:.1f}"
     )
     print(
         f"  targets: ≤ 1000 ms → {'met' if tick_s <= 1 else 'NOT met'}; "

@@ -472,3 +472,19 @@ def test_a_cell_larger_than_the_settlement_is_worded_not_a_crash(campaign, maste
     with pytest.raises(ServiceError) as excinfo:
         services.route_check(settlement=hut, user=master, path_m=20)
     assert "settlement" in excinfo.value.message_dict
+
+
+@pytest.mark.django_db
+def test_the_tick_rolls_the_weather_of_the_campaigns_own_table(campaign):
+    # R11 with an edited table: every season's minimum base at −40 °C, so the day the tick
+    # opens is below −28 °C (base + at most 1d12), where the shipped table never goes below 0.
+    from mundo.models import Campaign, WeatherRecord
+    from partida.tick import advance_day
+
+    weather = load_data_json("weather")
+    for season in weather["seasons"].values():
+        season["min_base_c"] = -40
+    Campaign.objects.filter(pk=campaign.pk).update(rule_tables={"weather": weather})
+    advance_day(campaign.pk, expected_day=campaign.current_day)
+    opened = WeatherRecord.objects.get(campaign=campaign, settlement=None, day=8)
+    assert -40 < opened.min_c <= -28, opened.min_c

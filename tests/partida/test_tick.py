@@ -16,7 +16,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from mundo.models import Campaign, DayTick, Grid, GridDay, Settlement, SettlementDay, WeatherRecord
-from partida import bulk
+from nucleo import bulk
 from partida.tick import advance_day
 from personajes.models import Character, DayRecord, DiaryEntry, InventoryItem, ItemType, Roll
 from tests.factories import SettlementFactory
@@ -418,15 +418,17 @@ def test_the_ticks_query_count_does_not_grow_with_the_characters(campaign, villa
     )
     big_village = SettlementFactory(campaign=other, population=200, area_m2=160_000)
     big = _tick_queries(other, big_village, 200)
-    # The tick's statements (partida.tick), 24 here: savepoint, campaign FOR UPDATE,
-    # settlements, grids (+ insert and re-read the first time a grid is missing), weather read
-    # and insert, grid days insert (+ grids update when a supply is cut), characters, shelters,
-    # day records, item types, inventory, stashes, Resistencia values, inventory update, stash
-    # update (when the stash was used), characters update (the rows that changed), the dead's
-    # status update, rolls insert (when a disease ends or starts), diary insert, settlement
-    # days insert, settlements update (when someone rose), tick record insert, campaign
-    # update, release. A statement is skipped when it has nothing to write, never repeated.
-    assert (small, big) == (24, 24)
+    # The tick's statements (partida.tick), 25 here: savepoint, campaign FOR UPDATE
+    # (nucleo.locks.campaign_lock), settlements, grids (+ insert and re-read the first time a
+    # grid is missing), weather read and insert, grid days insert (+ grids update when a
+    # supply is cut), characters, shelters, day records, item types, inventory, stashes,
+    # Resistencia values, inventory update, stash update (when the stash was used), characters
+    # update (the rows that changed), the dead's status update, the day's roll sequences read
+    # and the rolls insert (nucleo.ledger, when a disease ends or starts), diary insert,
+    # settlement days insert, settlements update (when someone rose), tick record insert,
+    # campaign update, release. A statement is skipped when it has nothing to write, never
+    # repeated.
+    assert (small, big) == (25, 25)
 
 
 def test_diary_posts_are_made_after_the_commit(

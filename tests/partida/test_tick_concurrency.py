@@ -14,8 +14,8 @@ import pytest
 from django.db import connection
 
 from mundo.models import Campaign, DayTick
-from partida import tick as tick_module
 from partida.tick import advance_day
+from partida.tick import run as tick_run
 from personajes.models import DiaryEntry
 from tests.factories import CampaignFactory, SettlementFactory
 from tests.partida.tick_helpers import good_shelter, survivor
@@ -34,13 +34,13 @@ def test_two_concurrent_ticks_advance_one_day(monkeypatch):
     shelter = good_shelter(SettlementFactory(campaign=campaign))
     for _ in range(5):
         survivor(campaign, shelter=shelter)
-    real = tick_module._characters
+    real = tick_run.close_characters_day
 
     def slow(**kwargs):
         time.sleep(0.5)  # hold the campaign lock a while: the other thread must wait
         return real(**kwargs)
 
-    monkeypatch.setattr(tick_module, "_characters", slow)
+    monkeypatch.setattr(tick_run, "close_characters_day", slow)
     barrier = threading.Barrier(2)
     results, errors = [], []
 

@@ -1,12 +1,12 @@
-"""Which items the daily tick's consumption comes from: every holder at once, over arrays.
+"""Which items a day's consumption comes from: every holder at once, over arrays.
 
 ``reglas.survival.consume`` decides *how much* each character eats, drinks and uses (kcal, L,
 rolls) from what it carries and from its shelter's stash; ``reglas.survival.take_food`` turns
-one character's kcal into items, soonest-spoiling first — a Python call per character. For a
-tick over thousands of characters this module does the same choice for all holders in one
-vectorised pass (sort by holder and spoil day, grouped cumulative sums). ``allocate`` with the
-items' spoil days as ``order`` reproduces ``take_food`` (tests/partida/test_tick_allocation.py
-checks it against the engine); the engine lacks a vectorised ``take_food`` (reported).
+one character's kcal into items, soonest-spoiling first, a Python call per character. For a
+tick over thousands of characters ``allocate`` makes the same choice for all holders in one
+vectorised pass (sort by holder and spoil day, grouped cumulative sums): with the items' spoil
+days as ``order`` it reproduces ``take_food`` (tests/reglas/test_allocation.py checks it
+against the scalar function).
 
 Source: RULES.md R15 (soonest-spoiling first, "lo justo y necesario").
 """
@@ -35,7 +35,9 @@ def allocate(
     first: the spoil day, +inf for food that does not spoil; ties keep the items' given order);
     ``per_unit`` (k,) amount per unit (0 = unusable: spoiled or of another kind); ``units``
     (k,) units held. Takes fractional units, never more than an item has; a holder whose items
-    fall short gets what there is. Returns units taken (k,), float64.
+    fall short gets what there is. Returns units taken (k,), float64. Raises nothing; the
+    arrays must have matching lengths (numpy raises ``IndexError`` otherwise).
+    Source: RULES.md R15.
     """
     k = holder.shape[0]
     taken = np.zeros(k, dtype=np.float64)
@@ -59,7 +61,10 @@ def allocate(
 
 
 def totals(holder: I64, amount: F64, m: int) -> F64:
-    """Sum of ``amount`` (k,) per holder (m,)."""
+    """Sum of ``amount`` (k,) per holder: ``holder`` (k,) indexes 0..m−1; returns (m,) float64.
+
+    Source: RULES.md R15 (what a holder has is the sum of its stacks).
+    """
     if holder.shape[0] == 0:
         return np.zeros(m, dtype=np.float64)
     return np.bincount(holder, weights=amount, minlength=m).astype(np.float64)

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partida.allocation import allocate
+from reglas.allocation import allocate
 from reglas.survival import EPSILON, FoodItem, take_food
 
 stack = st.tuples(

@@ -1,0 +1,68 @@
+"""R24 steps 5–6 for every approved character at once: load, ``reglas.day``, save."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mundo.models import Campaign
+from partida.tick.load import load_characters
+from partida.tick.save import write_day
+from partida.tick.world import World
+from reglas.core import RollPurpose, make_rng
+from reglas.day import live_characters_day
+from reglas.settings import RuleSettings
+from reglas.weather import season_for
+
+
+@dataclass(slots=True)
+class CharactersOutcome:
+    """What the characters' step did: how many ticked, died and rose; the risen per settlement
+    (they add a zombie there, R17); ``death_list`` ``{"character": id, "cause": …}`` rows."""
+
+    characters: int = 0
+    deaths: int = 0
+    risen: int = 0
+    risen_by_settlement: dict[int, int] = field(default_factory=dict)
+    death_list: list[dict[str, Any]] = field(default_factory=list)
+
+
+def close_characters_day(
+    *,
+    campaign: Campaign,
+    rules: RuleSettings,
+    closed: int,
+    closed_date: datetime.date,
+    world: World,
+) -> CharactersOutcome:
+    """Read every approved character (one query per table), close day ``closed`` for all of
+    them with ``reglas.day.live_characters_day`` and write the results (one statement per
+    table). The health step's generator is ``make_rng(entropy, [closed, HEALTH, 0, 0])``.
+    Source: RULES.md R6–R15, R24 steps 5–6, R25."""
+    loaded = load_characters(campaign, world, closed)
+    if loaded is None:
+        return CharactersOutcome()
+    out = live_characters_day(
+        loaded.day,
+        today=closed,
+        season=season_for(closed_date).value,
+        rng=make_rng(campaign.entropy_int, [closed, RollPurpose.HEALTH, 0, 0]),
+        rules=rules,
+    )
+    write_day(
+        campaign, loaded, out, world=world, rules=rules, closed=closed, closed_date=closed_date
+    )
+    result = CharactersOutcome(
+        characters=int(loaded.ids.shape[0]),
+        deaths=int(out.dead.sum()),
+        risen=int(out.risen.sum()),
+    )
+    for i in np.flatnonzero(out.dead).tolist():
+        result.death_list.append({"character": int(loaded.ids[i]), "cause": str(out.cause[i])})
+        sid = loaded.settlement[i]
+        if out.risen[i] and sid is not None:
+            result.risen_by_settlement[sid] = result.risen_by_settlement.get(sid, 0) + 1
+    return result

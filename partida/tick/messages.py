@@ -1,0 +1,66 @@
+"""The tick's words: its summary is stored as a code and values, worded where it is shown.
+
+``DayTick.summary["message"]`` holds ``{"code": …, "params": {…}}``; ``tick_message`` words it
+in the active language (``gettext`` with named placeholders). ``DayTick.message`` keeps the
+same text in the site's language for the lists that read the column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext
+
+CLOSED = "closed"
+"""Characters ticked: params ``day`` (closed), ``characters``, ``deaths``, ``risen``."""
+WORLD_ONLY = "world_only"
+"""No living approved character: params ``day`` (closed)."""
+
+
+def message_code(closed: int, characters: int, deaths: int, risen: int) -> dict[str, Any]:
+    """The summary's message entry for a tick that closed ``closed``."""
+    if characters == 0:
+        return {"code": WORLD_ONLY, "params": {"day": closed}}
+    return {
+        "code": CLOSED,
+        "params": {"day": closed, "characters": characters, "deaths": deaths, "risen": risen},
+    }
+
+
+def tick_message(message: Mapping[str, Any]) -> str:
+    """The words of a summary's message entry in the active language ("" for an unknown
+    code, e.g. a tick stored before codes were)."""
+    params = dict(message.get("params", {}))
+    if message.get("code") == WORLD_ONLY:
+        return (
+            gettext(
+                "Day %(day)s closed: there are no living approved characters, so only the world "
+                "advanced (weather, utilities and populations)."
+            )
+            % params
+        )
+    if message.get("code") == CLOSED:
+        return (
+            gettext(
+                "Day %(day)s closed: %(characters)s characters, %(deaths)s deaths, "
+                "%(risen)s risen as zombies."
+            )
+            % params
+        )
+    return ""
+
+
+def stored_message(message: Mapping[str, Any]) -> str:
+    """``tick_message`` in the site's language, for the ``DayTick.message`` column."""
+    with translation.override(settings.LANGUAGE_CODE):
+        return tick_message(message)
+
+
+def refused_message(expected: int, current: int) -> str:
+    """Why a tick was refused: the campaign moved to another day than the caller saw."""
+    return gettext(
+        "The campaign is no longer on day %(expected)s (it is on day %(current)s): reload the page."
+    ) % {"expected": expected, "current": current}

@@ -1,0 +1,235 @@
+"""The tick's writes for the characters: one statement per table, whatever their number.
+
+Stacks (what the day consumed), characters (the rows whose condition changed; the dead's
+status), the day's rolls (through the ledger) and one ``DiaryEntry`` each (R25).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext
+
+from mundo.models import Campaign
+from nucleo import bulk
+from nucleo.ledger import LedgerRow, rolls_record_bulk
+from partida.tick.load import Loaded
+from partida.tick.world import World
+from personajes.mapping import CONDITION_FIELDS
+from personajes.models import Character, DiaryEntry, InventoryItem, Roll, ShelterStash
+from reglas.core import Breakdown, RollPurpose
+from reglas.day import F64, I64, BreakdownTable, CharactersDayOutcome
+from reglas.settings import RuleSettings
+
+
+def _breakdown_json(lines: Breakdown) -> str:
+    return json.dumps([m.as_dict() for m in lines], ensure_ascii=False)
+
+
+def _table_json(table: BreakdownTable) -> list[str]:
+    """JSON text per character, each distinct breakdown formatted once."""
+    texts = [_breakdown_json(row) for row in table.rows]
+    return [texts[j] for j in table.index.tolist()]
+
+
+def write_quantities(model: type, pk: I64, units: F64, taken: F64) -> None:
+    """One UPDATE of the stacks that changed: ``pk``, ``units`` held and ``taken`` (k,);
+    quantities in units, 3 decimals, never < 0. Source: RULES.md R15."""
+    changed = np.flatnonzero(taken > 1e-9)
+    if changed.size == 0:
+        return
+    left = np.maximum(np.round(units[changed] - taken[changed], 3), 0.0)
+    bulk.update_columns(model, pk[changed].tolist(), {"quantity": left.tolist()})
+
+
+def write_characters(loaded: Loaded, out: CharactersDayOutcome, closed: int) -> None:
+    """Only the rows whose condition changed (a fed, rested, healthy character's counters stay
+    as they were), in one UPDATE; the dead's status, cause and day ``closed`` in another,
+    small one. Source: RULES.md R14, R24."""
+    ids, start, final = loaded.ids, loaded.day.condition, out.condition
+    changed = np.zeros(ids.shape[0], np.bool_)
+    for name in CONDITION_FIELDS:
+        changed |= getattr(final, name) != getattr(start, name)
+    rows = np.flatnonzero(changed)
+    if rows.size:
+        bulk.update_columns(
+            Character,
+            ids[rows].tolist(),
+            {name: getattr(final, name)[rows].tolist() for name in CONDITION_FIELDS},
+        )
+    gone = np.flatnonzero(out.dead)
+    if gone.size:
+        bulk.update_columns(
+            Character,
+            ids[gone].tolist(),
+            {
+                "status": np.where(
+                    out.risen[gone], Character.Status.RISEN, Character.Status.DEAD
+                ).tolist(),
+                "death_cause": out.cause[gone].tolist(),
+                "death_day": [closed] * int(gone.size),
+            },
+        )
+
+
+def _roll_fields(**values: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "kind": "",
+        "character": None,
+        "reason": "",
+        "expression": "",
+        "trait_name": "",
+        "trait_value": None,
+        "base_threshold": None,
+        "modifiers": "[]",
+        "effective_threshold": None,
+        "dice": "[]",
+        "total": None,
+        "successes": None,
+        "success": None,
+        "dirt_sensitive": False,
+    }
+    base.update(values)
+    return base
+
+
+def write_rolls(
+    campaign: Campaign, closed: int, loaded: Loaded, out: CharactersDayOutcome, rules: RuleSettings
+) -> None:
+    """The day's resistance rolls (R12) and new diseases' durations, with their dice, through
+    the ledger (keys ``[closed, HEALTH, character id, sequence]``).
+
+    The dice were drawn by the health step's one generator, ``make_rng(entropy, [closed,
+    HEALTH, 0, 0])`` (so a character's dice do not depend on a per-roll key): the stored key
+    names the roll and does not reproduce its dice; the stored dice are the record.
+    Source: RULES.md R12, DESIGN.md "Randomness and the roll ledger".
+    """
+    ids, res, health = loaded.ids, out.resistance, out.health
+    # The reasons are stored words (a roll's row is its record), in the site's language.
+    with translation.override(settings.LANGUAGE_CODE):
+        resistance_reason = gettext("Resistance roll at the end of the disease (R12)")
+        duration_reason = gettext("Duration of the disease (R12)")
+    rows = [
+        LedgerRow(
+            RollPurpose.HEALTH,
+            int(ids[i]),
+            _roll_fields(
+                kind=Roll.Kind.ACTION,
+                character=int(ids[i]),
+                reason=resistance_reason,
+                trait_name="Resistencia",
+                trait_value=int(loaded.day.resistencia[i]),
+                base_threshold=rules.resistance_base,
+                modifiers=_breakdown_json(res.breakdowns[j]),
+                effective_threshold=int(res.thresholds[j]),
+                dice=json.dumps(res.dice[j]),
+                successes=int(res.successes[j]),
+                success=bool(res.success[j]),
+            ),
+        )
+        for j, i in enumerate(res.index.tolist())
+    ]
+    rows += [
+        LedgerRow(
+            RollPurpose.HEALTH,
+            int(ids[i]),
+            _roll_fields(
+                kind=Roll.Kind.EXPRESSION,
+                character=int(ids[i]),
+                reason=duration_reason,
+                expression=rules.disease_duration,
+                dice=json.dumps(health.duration_dice[i].tolist()),
+                total=int(health.duration[i]),
+            ),
+        )
+        for i in np.flatnonzero(health.fell_sick).tolist()
+    ]
+    rolls_record_bulk(Roll, campaign=campaign, day=closed, rows=rows)
+
+
+def write_diary(
+    loaded: Loaded,
+    out: CharactersDayOutcome,
+    *,
+    world: World,
+    rules: RuleSettings,
+    closed: int,
+    closed_date: datetime.date,
+) -> None:
+    """One DiaryEntry per character for the closed day, in one INSERT: amounts in kcal, L
+    and h, the counters as the day leaves them, the R9 and R10 breakdowns as JSON.
+    Source: RULES.md R25."""
+    n = loaded.ids.shape[0]
+    final, survival, health = out.condition, out.survival, out.health
+    rolled = health.onset_rolled.tolist()
+    bulk.insert_columns(
+        DiaryEntry,
+        {
+            "character": loaded.ids.tolist(),
+            "day": [closed] * n,
+            "date": [closed_date] * n,
+            "weather_label": [world.weather[c][0] for c in loaded.climate],
+            "min_temp_c": [world.weather[c][2] for c in loaded.climate],
+            "kcal_eaten": np.round(survival.consumption.kcal_eaten, 3).tolist(),
+            "kcal_needed": [rules.daily_kcal] * n,
+            "water_l": np.round(survival.consumption.water_drunk_l, 3).tolist(),
+            "water_needed_l": [rules.daily_water_l] * n,
+            "sleep_h": survival.needs.sleep_h.tolist(),
+            "sleep_needed_h": [rules.daily_sleep_h] * n,
+            "hygiene_ok": survival.hygiene.adequate.tolist(),
+            **{name: getattr(final, name).tolist() for name in _DIARY_CONDITION},
+            "penalty_total": out.penalty_total.tolist(),
+            "penalty_breakdown": _table_json(out.penalty),
+            "disease_p": [
+                int(p) if r else None for p, r in zip(health.odds.p.tolist(), rolled, strict=True)
+            ],
+            "disease_breakdown": _table_json(out.disease),
+            "disease_die": [
+                int(d) if r else None
+                for d, r in zip(health.onset_dice.tolist(), rolled, strict=True)
+            ],
+            "fell_ill": health.fell_sick.tolist(),
+            "status": out.status.tolist(),
+            "death_cause": np.where(out.dead, out.cause, "").tolist(),
+        },
+    )
+
+
+_DIARY_CONDITION = (
+    "hunger_days",
+    "thirst_days",
+    "fatigue_days",
+    "unhygienic_days",
+    "dirty",
+    "extra_dirt",
+    "disease_day",
+    "disease_duration",
+    "infection_day",
+    "infection_duration",
+)
+
+
+def write_day(
+    campaign: Campaign,
+    loaded: Loaded,
+    out: CharactersDayOutcome,
+    *,
+    world: World,
+    rules: RuleSettings,
+    closed: int,
+    closed_date: datetime.date,
+) -> None:
+    """Every write of the characters' day, items first, then characters, rolls, diary: at most
+    six statements (two stacks, two character updates, the ledger's two) plus the diary.
+    Source: RULES.md R24 steps 5–6."""
+    day = loaded.day
+    write_quantities(InventoryItem, loaded.carried_pk, day.carried.units, out.carried_taken)
+    write_quantities(ShelterStash, loaded.stash_pk, day.stash.units, out.stash_taken)
+    write_characters(loaded, out, closed)
+    write_rolls(campaign, closed, loaded, out, rules)
+    write_diary(loaded, out, world=world, rules=rules, closed=closed, closed_date=closed_date)
