@@ -1,12 +1,13 @@
 """REST API of scenes: the scene list, posts (cursor-paginated, with their rolls and dice),
 writing a post with a roll (idempotent), diary posts, roll requests and thresholds.
 
-Every scene goes through ``escenas.selectors.scene_get_for_user`` (after
-``mundo.selectors.campaign_get_for_user``), every post list through ``scene_posts`` and
-``post_view``, every write through ``escenas.services``: the pages' own checks, so the API shows
-and allows exactly what the pages do. A roll attached to a post follows the post (and a hidden
-roll's dice are the master's only); a roll made from the sheet follows
-``personajes.api.roll_get_for_user``.
+Every scene goes through ``escenas.access.access_scene`` (its campaign through
+``mundo.access.access_campaign``), every post list through ``scene_posts`` and ``post_view``,
+every write through ``escenas.services``: the pages' own checks, so the API shows and allows
+exactly what the pages do. A roll attached to a post follows the post (and a hidden roll's dice
+are the master's only); a roll made from the sheet follows ``personajes.access.access_roll``
+(both in ``escenas.access.access_roll``). ``NotFound``/``Forbidden`` become 404/403 in
+``partida.api.exception_handler``.
 
 Source: RULES.md R2–R4 (rolls in posts), R25 (diaries); DESIGN.md (idempotency); issue 6.
 """
@@ -15,10 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import prefetch_related_objects
-from django.http import Http404
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
@@ -35,10 +34,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from escenas import selectors, services
-from escenas.models import Post, PostRoll, RollRequest, Scene
-from mundo import selectors as mundo_selectors
+from escenas.access import (
+    SceneAccess,
+    access_campaign_viewer,
+    access_post,
+    access_roll,
+    access_scene,
+    scene_access,
+)
+from escenas.models import Post, RollRequest, Scene
+from mundo.access import is_master
 from mundo.api import ErrorSerializer, PageNumberPagination, errors
-from mundo.models import Membership
+from nucleo.errors import Forbidden
 from nucleo.serializers import StrictSerializer
 from personajes import api as personajes_api
 from personajes import selectors as personajes_selectors
@@ -48,43 +55,11 @@ from personajes.models import Character, Roll, Trait
 # --- fetching through the pages' checks --------------------------------------------------------
 
 
-def scene_access_for_api(pk: int | str, user: Any) -> selectors.SceneAccess:
-    """The scene ``pk`` with what ``user`` may do there: its campaign through
-    ``campaign_get_for_user``, then ``scene_get_for_user``. Http404 when either is not readable
-    (a hidden scene's existence is not revealed)."""
-    campaign_slug = (
-        Scene.objects.filter(pk=pk).values_list("campaign__slug", flat=True).first()
-        if str(pk).isdigit()
-        else None
-    )
-    if campaign_slug is None:
-        raise Http404("No such scene")
-    campaign = mundo_selectors.campaign_get_for_user(slug=campaign_slug, user=user)
-    return selectors.scene_get_for_user(campaign=campaign, pk=int(pk), user=user)
-
-
-def roll_get_for_user(*, pk: int | str, user: Any) -> tuple[Roll, PostRoll | None]:
-    """The roll and its post link if ``user`` may see it.
-
-    A roll in a post: whoever may see the post (``post_get_for_user``), and a hidden roll only
-    the master. A roll made outside posts (from the sheet): ``personajes.api.roll_get_for_user``
-    (its character's player and the master). Http404 otherwise.
-    """
-    link = (
-        PostRoll.objects.select_related("post__campaign", "roll").filter(roll_id=pk).first()
-        if str(pk).isdigit()
-        else None
-    )
-    if link is None:
-        return personajes_api.roll_get_for_user(pk=pk, user=user), None
-    campaign = mundo_selectors.campaign_get_for_user(slug=link.post.campaign.slug, user=user)
-    _post, access = selectors.post_get_for_user(campaign=campaign, pk=link.post_id, user=user)
-    if link.hidden and not access.is_master:
-        raise Http404("No such roll")
-    roll = Roll.objects.select_related("campaign", "character", "made_by", "trait").get(
-        pk=link.roll_id
-    )
-    return roll, link
+def scene_access_for_api(pk: int | str, user: Any) -> SceneAccess:
+    """The scene ``pk`` with what ``user`` may do there (``escenas.access.access_scene``, its
+    campaign through ``access_campaign``); ``NotFound`` (the API's 404) when either is not
+    readable: a hidden scene's existence is not revealed."""
+    return access_scene(user, pk)
 
 
 def _as_drf(exc: DjangoValidationError, fields: dict[str, str]) -> DrfValidationError:
@@ -156,7 +131,7 @@ class SceneSerializer(serializers.Serializer):
 
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_can_post(self, row: selectors.SceneRow) -> bool:
-        return selectors.scene_access(row.scene, self.context["viewer"]).can_post
+        return scene_access(row.scene, self.context["viewer"]).can_post
 
 
 @extend_schema(
@@ -176,10 +151,7 @@ class SceneListView(generics.ListAPIView):
     def get_queryset(self) -> list[selectors.SceneRow]:  # type: ignore[override]
         if getattr(self, "swagger_fake_view", False):
             return []
-        campaign = mundo_selectors.campaign_get_for_user(
-            slug=self.kwargs["slug"], user=self.request.user
-        )
-        self.viewer = selectors.viewer_for(campaign, self.request.user)
+        campaign, self.viewer = access_campaign_viewer(self.request.user, slug=self.kwargs["slug"])
         return selectors.scene_list(campaign, self.viewer)
 
     def get_serializer_context(self) -> dict[str, Any]:
@@ -294,7 +266,7 @@ class PostCursorPagination(pagination.CursorPagination):
     max_page_size = 100
 
 
-def with_rolls(posts: list[Post], access: selectors.SceneAccess) -> None:
+def with_rolls(posts: list[Post], access: SceneAccess) -> None:
     """What ``RollSerializer`` reads of the posts' rolls beyond ``scene_posts``'s prefetches:
     their makers (one query for the page) and their campaign (the scene's: no query)."""
     rolls = [link.roll for post in posts for link in post.post_rolls.all()]
@@ -310,7 +282,7 @@ class _PostListMixin:
     pagination_class = PostCursorPagination
     filter_backends: list[type] = []
 
-    def post_page(self, access: selectors.SceneAccess) -> Response:
+    def post_page(self, access: SceneAccess) -> Response:
         last_read = selectors.last_read_post_id(access.scene, self.request.user)
         page = self.paginate_queryset(selectors.scene_posts(access.scene, access.viewer))
         with_rolls(page, access)
@@ -491,7 +463,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
             raise NotAuthenticated()
         access = scene_access_for_api(pk, request.user)
         if not access.can_post:
-            raise PermissionDenied(_("You cannot write in this scene."))
+            raise Forbidden(_("You cannot write in this scene."))
         form = PostCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -523,14 +495,12 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
             )
         except DjangoValidationError as exc:
             raise _as_drf(exc, SERVICE_FIELDS) from None
-        post, _access = selectors.post_get_for_user(
-            campaign=access.scene.campaign, pk=made.pk, user=request.user
-        )
+        post, _access = access_post(request.user, made.pk, campaign=access.scene.campaign)
         body = PostSerializer(selectors.post_view(post, access.viewer)).data
         return Response(body, status=status.HTTP_200_OK if retry else status.HTTP_201_CREATED)
 
     @staticmethod
-    def _character(access: selectors.SceneAccess, pk: int | None, *path: str) -> Character | None:
+    def _character(access: SceneAccess, pk: int | None, *path: str) -> Character | None:
         """A character of the scene's campaign by id (the service decides whether it may speak
         or roll here); 400 under ``path`` when there is none."""
         if pk is None:
@@ -544,7 +514,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
         return found
 
     def _roll_spec(
-        self, access: selectors.SceneAccess, spec: dict[str, Any] | None
+        self, access: SceneAccess, spec: dict[str, Any] | None
     ) -> services.RollSpec | None:
         if not spec:
             return None
@@ -583,9 +553,7 @@ class DiaryPostListView(_PostListMixin, generics.GenericAPIView):
         if scene_id is None:  # no diary scene yet: an empty diary
             self.paginate_queryset(Post.objects.none())
             return self.get_paginated_response([])
-        access = selectors.scene_get_for_user(
-            campaign=character.campaign, pk=scene_id, user=request.user
-        )
+        access = access_scene(request.user, scene_id, campaign=character.campaign)
         return self.post_page(access)
 
 
@@ -607,7 +575,7 @@ class RollDetailView(generics.GenericAPIView):
     serializer_class = personajes_api.RollSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        roll, _link = roll_get_for_user(pk=pk, user=request.user)
+        roll, _link = access_roll(request.user, pk)
         return Response(personajes_api.RollSerializer(roll).data)
 
 
@@ -632,9 +600,9 @@ class RollThresholdView(generics.GenericAPIView):
     def post(self, request: Request, pk: int) -> Response:
         if not request.user.is_authenticated:
             raise NotAuthenticated()
-        roll, link = roll_get_for_user(pk=pk, user=request.user)
-        if mundo_selectors.campaign_role(roll.campaign, request.user) != Membership.Role.MASTER:
-            raise PermissionDenied(_("Only the campaign's master can set a roll's threshold."))
+        roll, link = access_roll(request.user, pk)
+        if not is_master(roll.campaign_id, request.user):
+            raise Forbidden(_("Only the campaign's master can set a roll's threshold."))
         form = personajes_api.ThresholdSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         if roll.kind == Roll.Kind.EXPRESSION:
@@ -658,7 +626,7 @@ class RollThresholdView(generics.GenericAPIView):
             raise _as_drf(
                 exc, {"base_threshold": "threshold", "probability": "threshold"}
             ) from None
-        fresh, _link = roll_get_for_user(pk=updated.pk, user=request.user)
+        fresh, _link = access_roll(request.user, updated.pk)
         return Response(personajes_api.RollSerializer(fresh).data)
 
 
@@ -768,7 +736,7 @@ class RollRequestListView(generics.GenericAPIView):
             raise NotAuthenticated()
         access = scene_access_for_api(pk, request.user)
         if not access.is_master:
-            raise PermissionDenied(_("Only the campaign's master can do this."))
+            raise Forbidden(_("Only the campaign's master can do that."))
         form = RollRequestCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -804,6 +772,5 @@ __all__ = [
     "RollThresholdView",
     "SceneListView",
     "ScenePostListView",
-    "roll_get_for_user",
     "scene_access_for_api",
 ]

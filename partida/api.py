@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
-from rest_framework import generics, permissions, serializers, status
+from rest_framework import exceptions, generics, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.exceptions import ValidationError as DrfValidationError
 from rest_framework.request import Request
@@ -31,6 +31,7 @@ import mundo.converters  # noqa: F401 — registers <id:…>
 from escenas import api as escenas_api
 from mundo import api as mundo_api
 from mundo.api import errors
+from nucleo.errors import Forbidden, NotFound
 from nucleo.serializers import StrictSerializer
 from partida import services
 from partida.models import ApiToken
@@ -41,8 +42,14 @@ app_name = "v1"
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, plus: a Django ValidationError (a service's ``ServiceError``) is a 400
-    with its messages under their fields (``non_field_errors`` for a plain message)."""
-    if isinstance(exc, DjangoValidationError):
+    with its messages under their fields (``non_field_errors`` for a plain message); the access
+    errors are the API's 404 (``nucleo.errors.NotFound``: DRF's plain "not found" body, the same
+    for a missing and a hidden thing) and 403 (``Forbidden``, with its message)."""
+    if isinstance(exc, NotFound):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, Forbidden):
+        exc = exceptions.PermissionDenied(*exc.args)
+    elif isinstance(exc, DjangoValidationError):
         exc = DrfValidationError(detail=serializers.as_serializer_error(exc))
     return drf_exception_handler(exc, context)
 

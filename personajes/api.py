@@ -1,8 +1,8 @@
 """REST API of characters: sheets, condition with penalties, inventory, rolls and diaries.
 
-Every character is fetched through ``personajes.selectors.character_get_for_user`` and shown in
-full only when ``personajes.selectors.can_see_private`` says so (the owner, the campaign's
-master, superusers): the same two checks the sheet page makes. Others get the public part
+Every character is fetched through ``personajes.access.access_character`` and shown in full
+only when its ``private`` says so (the owner and the campaign's master): the same check the
+sheet page makes. Others get the public part
 (``CharacterPublicSerializer``), told apart by ``view`` = ``"public"`` or ``"private"``.
 
 Source: RULES.md R3 (rolls), R5 (sheet), R6–R10 and R12–R13 (condition, penalty, disease
@@ -16,8 +16,7 @@ from typing import Any
 
 import django_filters
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Max, Q, QuerySet
-from django.http import Http404
+from django.db.models import Count, Max, QuerySet
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
 from django.utils.translation import gettext as _
@@ -33,11 +32,12 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from mundo import selectors as mundo_selectors
+from mundo.access import access_campaign
 from mundo.api import PageNumberPagination, errors
-from mundo.models import Campaign, DayTick, Membership
+from mundo.models import DayTick
 from nucleo.serializers import StrictSerializer
 from personajes import selectors
+from personajes.access import access_character, characters_visible_in
 from personajes.models import Character, DiaryEntry, InventoryItem, ItemType, Roll
 from reglas.core import breakdown_total
 
@@ -339,8 +339,8 @@ CHARACTER_RESPONSE = PolymorphicProxySerializer(
 
 def character_for_api(pk: int | str, user: Any) -> tuple[Character, bool]:
     """The character through the pages' check and whether ``user`` sees it in full."""
-    character = selectors.character_get_for_user(pk=pk, user=user)
-    return character, selectors.can_see_private(character, user)
+    access = access_character(user, pk)
+    return access.character, access.private
 
 
 def private_character_for_api(pk: int | str, user: Any) -> Character:
@@ -352,18 +352,6 @@ def private_character_for_api(pk: int | str, user: Any) -> Character:
             raise NotAuthenticated()
         raise PermissionDenied(_("Only the character's player and the master see this."))
     return character
-
-
-def characters_visible_in(campaign: Campaign, user: Any) -> QuerySet[Character]:
-    """The campaign's characters ``user`` may see, as ``character_get_for_user`` decides one by
-    one: the master (and superusers) all of them; others the approved, dead and risen ones and
-    their own. ``player`` select_related; by name. One query (after the role's)."""
-    qs = Character.objects.filter(campaign=campaign).select_related("campaign", "player")
-    is_master = mundo_selectors.campaign_role(campaign, user) == Membership.Role.MASTER
-    if not (is_master or (user.is_authenticated and user.is_superuser)):
-        mine = Q(player=user) if user.is_authenticated else Q(pk__in=[])
-        qs = qs.filter(Q(status__in=selectors.PUBLIC_STATUSES) | mine)
-    return qs.order_by("name", "pk")
 
 
 @extend_schema(
@@ -383,10 +371,8 @@ class CampaignCharacterListView(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Character]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Character.objects.none()
-        campaign = mundo_selectors.campaign_get_for_user(
-            slug=self.kwargs["slug"], user=self.request.user
-        )
-        return characters_visible_in(campaign, self.request.user)
+        campaign, viewer = access_campaign(self.request.user, slug=self.kwargs["slug"])
+        return characters_visible_in(campaign, viewer)
 
 
 @extend_schema(
@@ -691,33 +677,6 @@ class RollSerializer(serializers.ModelSerializer):
         return roll.trait.slug if roll.trait else None
 
 
-def roll_get_for_user(*, pk: int | str, user: Any) -> Roll:
-    """The roll if ``user`` may see it: a character's roll whoever sees that character in full
-    (``can_see_private``: its player, the master, superusers); a roll without a character its
-    maker and the master. Http404 otherwise (its existence is not revealed).
-
-    Read-only helper (personajes.selectors has no single-roll fetch); rolls in posts follow the
-    post's visibility in ``escenas.api``.
-    """
-    try:
-        roll = Roll.objects.select_related(
-            "campaign", "character__campaign", "made_by", "trait"
-        ).get(pk=pk)
-    except (Roll.DoesNotExist, ValueError, TypeError):
-        raise Http404("No such roll") from None
-    if roll.character is not None:
-        if selectors.can_see_private(roll.character, user):
-            return roll
-        raise Http404("No such roll")
-    if user.is_authenticated and (
-        user.is_superuser
-        or roll.made_by_id == user.pk
-        or mundo_selectors.campaign_role(roll.campaign, user) == Membership.Role.MASTER
-    ):
-        return roll
-    raise Http404("No such roll")
-
-
 class ThresholdSerializer(StrictSerializer):
     """The base threshold the master gives an action roll made without one."""
 
@@ -737,5 +696,4 @@ __all__ = [
     "ThresholdSerializer",
     "character_for_api",
     "private_character_for_api",
-    "roll_get_for_user",
 ]

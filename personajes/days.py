@@ -14,8 +14,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from mundo.access import is_master
 from mundo.models import Campaign, Grid, Location
-from mundo.services import is_master
 from nucleo.errors import ServiceError
 from personajes.models import Character, DayRecord, InventoryItem, ItemType, ShelterStash
 

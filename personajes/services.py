@@ -30,6 +30,7 @@ from django.utils.translation import ngettext
 from PIL import Image
 
 import reglas
+from mundo.access import is_master
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
 from nucleo.users import AnyUser
@@ -85,15 +86,6 @@ _CONDITION_BOOLS = frozenset(
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def _is_master(campaign: Campaign | int, user: AnyUser | None) -> bool:
-    """True when ``user`` has the master role in the campaign (one query)."""
-    if user is None or not user.is_authenticated:
-        return False
-    return Membership.objects.filter(
-        campaign=campaign, user=user, role=Membership.Role.MASTER
-    ).exists()
 
 
 def _lock_character(character: Character) -> Character:
@@ -479,7 +471,7 @@ def sheet_review(
     """
     text = (comment or "").strip()
     locked = _lock_character(character)
-    if not _is_master(locked.campaign_id, master):
+    if not is_master(locked.campaign_id, master):
         raise ServiceError(_("Only the campaign's master can review sheets."))
     if locked.status != Character.Status.SUBMITTED:
         raise ServiceError(
@@ -563,7 +555,7 @@ def sheet_master_edit(
     """
     clean_reason = _clean_reason(reason)
     locked = _lock_character(character)
-    if not _is_master(locked.campaign_id, master):
+    if not is_master(locked.campaign_id, master):
         raise ServiceError(_("Only the campaign's master can change this sheet."))
 
     traits = campaign_traits(campaign=locked.campaign)
@@ -783,7 +775,7 @@ def roll_action_for_character(
     locked = _lock_character(character)
     campaign = locked.campaign
     is_owner = made_by is not None and made_by.is_authenticated and made_by.pk == locked.player_id
-    if not is_owner and not _is_master(campaign.pk, made_by):
+    if not is_owner and not is_master(campaign.pk, made_by):
         raise ServiceError(
             _("Only the character's player or the campaign's master can roll for it.")
         )
@@ -861,7 +853,7 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
     threshold = _parse_threshold(base_threshold, required=True)
     assert threshold is not None
     stored = Roll.objects.get(pk=roll.pk)
-    if not _is_master(stored.campaign_id, master):
+    if not is_master(stored.campaign_id, master):
         raise ServiceError(_("Only the campaign's master can set a roll's threshold."))
     if stored.kind != Roll.Kind.ACTION or stored.trait_value is None:
         raise ServiceError(_("Only an action roll takes a threshold."))

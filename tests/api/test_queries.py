@@ -83,9 +83,10 @@ def _scenes(world: dict[str, Any], n: int) -> None:
 def _post(world: dict[str, Any], scene: Any, user: Any, **kwargs: Any) -> None:
     import uuid
 
-    from escenas import selectors, services
+    from escenas import access as escenas_access
+    from escenas import services
 
-    access = selectors.scene_get_for_user(campaign=world["campaign"], pk=scene.pk, user=user)
+    access = escenas_access.access_scene(user, scene.pk, campaign=world["campaign"])
     services.post_create(access=access, author=user, idempotency_key=uuid.uuid4().hex, **kwargs)
 
 
@@ -132,11 +133,12 @@ def _diary(world: dict[str, Any], n: int) -> None:
 
 
 def _requests(world: dict[str, Any], n: int) -> None:
-    from escenas import selectors, services
+    from escenas import access as escenas_access
+    from escenas import services
     from personajes.models import Trait
 
-    access = selectors.scene_get_for_user(
-        campaign=world["campaign"], pk=world["story"].pk, user=world["master"]
+    access = escenas_access.access_scene(
+        world["master"], world["story"].pk, campaign=world["campaign"]
     )
     trait = Trait.objects.get(campaign=world["campaign"], slug="percepcion")
     for _ in range(n):
