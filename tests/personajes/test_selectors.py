@@ -50,7 +50,7 @@ def test_who_sees_a_sheet_in_a_private_campaign(cast, campaign, who, status):
         assert access.can_see_private(found, user) is (who in PRIVATE)
     else:
         with pytest.raises(NotFound):
-            access.access_character(user, character.pk).character
+            access.access_character(user, character.pk)
 
 
 @pytest.mark.parametrize("who", list(VISIBLE))
@@ -65,7 +65,7 @@ def test_a_public_campaign_shows_approved_sheets_to_everyone(cast, campaign, who
         assert access.access_character(user, character.pk).character == character
     else:
         with pytest.raises(NotFound):
-            access.access_character(user, character.pk).character
+            access.access_character(user, character.pk)
 
 
 def test_a_superuser_who_is_not_a_member_sees_what_an_outsider_sees(campaign, player_a):
@@ -80,14 +80,14 @@ def test_a_superuser_who_is_not_a_member_sees_what_an_outsider_sees(campaign, pl
 def test_none_counts_as_anonymous(campaign, player_a):
     character = make_character(campaign, player_a, status="approved")
     with pytest.raises(NotFound):
-        access.access_character(None, character.pk).character
+        access.access_character(None, character.pk)
     assert access.can_see_private(character, None) is False
 
 
 @pytest.mark.parametrize("pk", [999_999, "abc", None])
 def test_missing_or_malformed_pk_is_404(master, pk):
     with pytest.raises(NotFound):
-        access.access_character(master, pk).character
+        access.access_character(master, pk)
 
 
 def test_the_fetch_brings_campaign_and_player(campaign, player_a, django_assert_num_queries):
