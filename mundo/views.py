@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from mundo import access, charts, forms, selectors, services
 from mundo.models import Campaign, Invitation, Location, WorldRoll
 from nucleo.errors import ServiceError
+from nucleo.forms import add_service_errors
 
 CURVE_DAYS = 30
 
@@ -245,7 +246,7 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             try:
                 message, _roll = _run_world_action(action, form, campaign, request.user)
             except ServiceError as exc:
-                forms.add_service_errors(form, exc)
+                add_service_errors(form, exc)
             else:
                 messages.success(request, message)
                 return redirect("mundo:world", slug=campaign.slug)
