@@ -23,6 +23,7 @@ The campaign role comes from membership alone; a superuser who is not a member i
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +31,8 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q,
 from django.db.models.functions import Coalesce
 
 from escenas.models import NotificationPreference, Post, PostRevision, PostRoll, RollRequest, Scene
-from mundo.access import access_campaign
-from mundo.models import Campaign
+from mundo.access import access_campaign, is_master_role
+from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound
 from nucleo.users import AnyUser
 from personajes.access import CharacterViewer, character_viewer_for, with_characters
@@ -209,6 +210,74 @@ def access_scene(
     if not access.can_read or (master and not access.is_master):
         raise NotFound("No such scene")
     return access
+
+
+def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:
+    """The memberships of each campaign, with their users, keyed by campaign id. One query."""
+    out: dict[int, list[Membership]] = {cid: [] for cid in campaign_ids}
+    for m in Membership.objects.filter(campaign_id__in=list(out)).select_related("user"):
+        out[m.campaign_id].append(m)
+    return out
+
+
+def whisper_candidates(access: SceneAccess) -> list[Any]:
+    """Members who may read the scene and could receive a whisper (not the viewer), by name.
+
+    One query for the memberships and, for a participants-only story scene, the participants
+    (already prefetched).
+    """
+    scene = access.scene
+    members = list(
+        Membership.objects.filter(campaign_id=scene.campaign_id)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    out = []
+    participant_players = {c.player_id for c in scene_characters(scene)}
+    for m in members:
+        if m.user_id == access.viewer.user_id or is_master_role(m.role):
+            continue  # the master reads every whisper anyway
+        if scene.kind == Scene.Kind.STORY and scene.readers == Scene.Readers.PARTICIPANTS:
+            if m.user_id not in participant_players:
+                continue
+        elif scene.kind in (Scene.Kind.DIARY, Scene.Kind.NOTES):
+            continue
+        out.append(m.user)
+    return out
+
+
+def scene_is_public(scene: Scene) -> bool:
+    """True when anonymous visitors may read the scene (its feed needs no token)."""
+    return (
+        scene.campaign.is_public
+        and scene.kind == Scene.Kind.STORY
+        and scene.readers == Scene.Readers.PUBLIC
+    )
+
+
+def scene_participant_users(
+    scene: Scene, memberships: Sequence[Membership] | None = None
+) -> list[Any]:
+    """The users a new post in the scene notifies: those who may post in it (story: master and
+    players of participating characters; off-topic: every member; diary: its player and the
+    master; notes: the master). One query for members (none when ``memberships``, the
+    campaign's memberships with their users, is given) plus the participants (prefetched)."""
+    if memberships is None:
+        memberships = list(
+            Membership.objects.filter(campaign_id=scene.campaign_id).select_related("user")
+        )
+    masters = [m.user for m in memberships if is_master_role(m.role)]
+    if scene.kind == Scene.Kind.OFFTOPIC:
+        return [m.user for m in memberships]
+    if scene.kind == Scene.Kind.NOTES:
+        return masters
+    players = {c.player_id for c in scene_characters(scene)}
+    member_ids = {m.user_id for m in memberships}
+    return masters + [
+        m.user
+        for m in memberships
+        if m.user_id in players and m.user_id in member_ids and not is_master_role(m.role)
+    ]
 
 
 # --- Posts ------------------------------------------------------------------------------------

@@ -2,14 +2,15 @@
 
 Who may read and write which scene and post is decided in ``escenas.access`` (``access_scene``,
 ``access_post``, ``scene_access``, ``posts_visible_q``, ``post_visible_to``); the reads here
-take a ``SceneAccess`` or a viewer from there and apply its filters. ``SceneAccess``,
-``scene_access``, ``post_visible_to`` and ``member_viewers`` are imported here for the services,
-which read them through this module.
+take a ``SceneAccess`` or a viewer from there and apply its filters. ``scene_access``,
+``post_visible_to``, ``whisper_candidates``, ``scene_participant_users``,
+``campaign_memberships`` and ``member_viewers`` are imported here for the services, which read
+them through this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,11 +31,13 @@ from escenas.access import (
     post_prefetches,
     posts_visible_q,
     revision_count,
-    scene_characters,
     scenes_readable_q,
 )
+from escenas.access import campaign_memberships as campaign_memberships  # read by the services
 from escenas.access import post_visible_to as post_visible_to  # read by the services
 from escenas.access import scene_access as scene_access  # read by the services
+from escenas.access import scene_participant_users as scene_participant_users  # the services
+from escenas.access import whisper_candidates as whisper_candidates  # read by the services
 from escenas.models import (
     Draft,
     NotificationPreference,
@@ -46,7 +49,7 @@ from escenas.models import (
     SceneRead,
 )
 from escenas.rendering import plain_text, snippet
-from mundo.models import Campaign, Membership
+from mundo.models import Campaign
 from nucleo.users import AnyUser
 from personajes.access import CharacterViewer
 from personajes.access import member_viewers as member_viewers  # read by the services
@@ -62,14 +65,6 @@ FEED_ITEMS = 30
 """Posts in a feed."""
 SEARCH_RESULTS = 50
 """Most search results shown."""
-
-
-def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:
-    """The memberships of each campaign, with their users, keyed by campaign id. One query."""
-    out: dict[int, list[Membership]] = {cid: [] for cid in campaign_ids}
-    for m in Membership.objects.filter(campaign_id__in=list(out)).select_related("user"):
-        out[m.campaign_id].append(m)
-    return out
 
 
 # --- Posts ------------------------------------------------------------------------------------
@@ -386,32 +381,6 @@ def draft_for(scene: Scene, user: AnyUser | None) -> Draft | None:
     return Draft.objects.filter(scene=scene, user=user).first()
 
 
-def whisper_candidates(access: SceneAccess) -> list[Any]:
-    """Members who may read the scene and could receive a whisper (not the viewer), by name.
-
-    One query for the memberships and, for a participants-only story scene, the participants
-    (already prefetched).
-    """
-    scene = access.scene
-    members = list(
-        Membership.objects.filter(campaign_id=scene.campaign_id)
-        .select_related("user")
-        .order_by("user__username")
-    )
-    out = []
-    participant_players = {c.player_id for c in scene_characters(scene)}
-    for m in members:
-        if m.user_id == access.viewer.user_id or m.role == Membership.Role.MASTER:
-            continue  # the master reads every whisper anyway
-        if scene.kind == Scene.Kind.STORY and scene.readers == Scene.Readers.PARTICIPANTS:
-            if m.user_id not in participant_players:
-                continue
-        elif scene.kind in (Scene.Kind.DIARY, Scene.Kind.NOTES):
-            continue
-        out.append(m.user)
-    return out
-
-
 # --- The roll widget ----------------------------------------------------------------------------
 
 
@@ -548,46 +517,12 @@ def preference_for(user: AnyUser) -> NotificationPreference | None:
     return NotificationPreference.objects.filter(user=user).first()
 
 
-def scene_is_public(scene: Scene) -> bool:
-    """True when anonymous visitors may read the scene (its feed needs no token)."""
-    return (
-        scene.campaign.is_public
-        and scene.kind == Scene.Kind.STORY
-        and scene.readers == Scene.Readers.PUBLIC
-    )
-
-
 def diary_entries(character: Character, *, days: int = 14) -> list[DiaryEntry]:
     """The character's last ``days`` diary entries (R25, written by the daily tick), oldest
     first. One query. Source: RULES.md R25."""
     rows = list(DiaryEntry.objects.filter(character=character).order_by("-day")[:days])
     rows.reverse()
     return rows
-
-
-def scene_participant_users(
-    scene: Scene, memberships: Sequence[Membership] | None = None
-) -> list[Any]:
-    """The users a new post in the scene notifies: those who may post in it (story: master and
-    players of participating characters; off-topic: every member; diary: its player and the
-    master; notes: the master). One query for members (none when ``memberships``, the
-    campaign's memberships with their users, is given) plus the participants (prefetched)."""
-    if memberships is None:
-        memberships = list(
-            Membership.objects.filter(campaign_id=scene.campaign_id).select_related("user")
-        )
-    masters = [m.user for m in memberships if m.role == Membership.Role.MASTER]
-    if scene.kind == Scene.Kind.OFFTOPIC:
-        return [m.user for m in memberships]
-    if scene.kind == Scene.Kind.NOTES:
-        return masters
-    players = {c.player_id for c in scene_characters(scene)}
-    member_ids = {m.user_id for m in memberships}
-    return masters + [
-        m.user
-        for m in memberships
-        if m.user_id in players and m.user_id in member_ids and m.role != Membership.Role.MASTER
-    ]
 
 
 # --- Small permission-checked fetches for the views --------------------------------------------

@@ -149,7 +149,7 @@ def _scene_context(
 def _feed_url(request: HttpRequest, scene: Scene) -> str | None:
     """The scene's Atom feed: public, or the viewer's private token URL (None without one)."""
     kwargs = {"slug": scene.campaign.slug, "pk": scene.pk}
-    if selectors.scene_is_public(scene):
+    if scene_access.scene_is_public(scene):
         return reverse("escenas:scene_feed", kwargs=kwargs)
     pref = selectors.preference_for(request.user)
     if pref is None or not pref.feed_token:

@@ -52,11 +52,16 @@ class Viewer:
 
     @property
     def is_master(self) -> bool:
-        return self.role == MASTER
+        return is_master_role(self.role)
 
     @property
     def is_member(self) -> bool:
         return self.role is not None
+
+
+def is_master_role(role: str | None) -> bool:
+    """True for the master's membership role (a ``Membership.role`` value or None)."""
+    return role == MASTER
 
 
 def _campaign_id(campaign: Campaign | int) -> int:
