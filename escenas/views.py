@@ -36,7 +36,7 @@ from personajes.models import Trait
 SCENE_TEMPLATE = "escenas/scene_detail.html"
 
 
-def _is_htmx(request: HttpRequest) -> bool:
+def is_htmx(request: HttpRequest) -> bool:
     return bool(getattr(request, "htmx", False))
 
 
@@ -194,7 +194,7 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     context = _scene_context(request, access, page=page)
     template = (
         SCENE_TEMPLATE + "#post_list"
-        if _is_htmx(request) and request.GET.get("page")
+        if is_htmx(request) and request.GET.get("page")
         else SCENE_TEMPLATE
     )
     return render(request, template, context)
@@ -257,7 +257,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         except ServiceError as exc:
             add_service_errors(form, exc)
         else:
-            if _is_htmx(request):
+            if is_htmx(request):
                 fresh = _post_form(request, access)
                 response = render(
                     request,
@@ -267,7 +267,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                 response["HX-Trigger"] = "posted"
                 return response
             return redirect(post.get_absolute_url())
-    if _is_htmx(request):
+    if is_htmx(request):
         return render(request, SCENE_TEMPLATE + "#post_form", _form_context(request, access, form))
     last_read = selectors.last_read_post_id(access.scene, request.user)
     page = selectors.scene_page(access, page=None, last_read=last_read)
@@ -278,7 +278,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def _to_login(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Sign in, then back to the scene (htmx: a full-page redirect, not a swapped fragment)."""
     scene_url = reverse("escenas:scene", kwargs={"slug": slug, "pk": pk})
-    if _is_htmx(request):
+    if is_htmx(request):
         response = HttpResponse(status=204)
         response["HX-Redirect"] = f"{reverse('login')}?next={scene_url}#post-form"
         return response
@@ -312,7 +312,7 @@ def _draft_save(request: HttpRequest, access: scene_access.SceneAccess) -> HttpR
         problem = None
     except ServiceError as exc:
         draft, problem = None, " ".join(exc.messages)
-    if _is_htmx(request):
+    if is_htmx(request):
         return render(
             request,
             SCENE_TEMPLATE + "#draft_status",
@@ -429,168 +429,6 @@ def post_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return HttpResponseForbidden(" ".join(exc.messages))
     messages.success(request, _("Post deleted."))
     return redirect(access.scene.get_absolute_url())
-
-
-@login_required
-def post_revisions(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """Every revision of a post, newest first: the master only."""
-    campaign = access_campaign(request.user, slug=slug)[0]
-    post, access = scene_access.access_post(request.user, pk, campaign=campaign, master=True)
-    return render(
-        request,
-        "escenas/post_revisions.html",
-        {
-            "campaign": campaign,
-            "scene": access.scene,
-            "view": selectors.post_view(post, access.viewer),
-            "revisions": selectors.post_revisions(post),
-            "access": access,
-        },
-    )
-
-
-@login_required
-@require_POST
-def roll_threshold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master sets the threshold of a roll made without one (htmx: the post fragment)."""
-    campaign = access_campaign(request.user, slug=slug)[0]
-    post_roll = scene_access.access_post_roll(request.user, pk, campaign=campaign)
-    post, access = scene_access.access_post(request.user, post_roll.post_id, campaign=campaign)
-    form = forms.ThresholdForm(request.POST)
-    if form.is_valid():
-        try:
-            services.roll_threshold_set(
-                post_roll=post_roll,
-                master=request.user,
-                base_threshold=form.cleaned_data["base_threshold"],
-            )
-        except ServiceError as exc:
-            messages.error(request, " ".join(exc.messages))
-    else:
-        messages.error(request, _("The threshold must be a whole number from 0 to 100 (%)."))
-    if _is_htmx(request):
-        post, access = scene_access.access_post(request.user, post.pk, campaign=campaign)
-        return render(
-            request,
-            SCENE_TEMPLATE + "#post",
-            {
-                "view": selectors.post_view(post, access.viewer),
-                "campaign": campaign,
-                "access": access,
-            },
-        )
-    return redirect(post.get_absolute_url())
-
-
-@login_required
-@require_POST
-def roll_request_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master asks a participant for a roll."""
-    access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
-    traits = selectors.campaign_traits_for_rolls(access)
-    form = forms.RollRequestForm(request.POST, access=access, traits=traits)
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            services.roll_request_create(
-                access=access,
-                master=request.user,
-                character=form.characters[data["character"]],
-                trait=form.traits[data["trait"]],
-                base_threshold=data.get("base_threshold"),
-                reason=data.get("reason") or "",
-                hidden=bool(data.get("hidden")),
-            )
-        except ServiceError as exc:
-            messages.error(request, " ".join(exc.messages))
-        else:
-            messages.success(request, _("Roll requested."))
-    else:
-        messages.error(
-            request, _("Check the roll request: %(errors)s") % {"errors": form.errors.as_text()}
-        )
-    return redirect(access.scene.get_absolute_url() + "#requests")
-
-
-@login_required
-@require_POST
-def roll_request_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master withdraws a pending roll request."""
-    campaign = access_campaign(request.user, slug=slug)[0]
-    roll_request = scene_access.access_roll_request(pk, campaign=campaign)
-    try:
-        services.roll_request_cancel(request=roll_request, master=request.user)
-    except ServiceError:
-        raise Http404("No such request") from None
-    messages.success(request, _("Roll request withdrawn."))
-    return redirect(roll_request.scene.get_absolute_url() + "#requests")
-
-
-# --- Scenes (master) -----------------------------------------------------------------------------
-
-
-@login_required
-def scene_create(request: HttpRequest, slug: str) -> HttpResponse:
-    """The master creates a story scene or a master-notes scene."""
-    campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
-    form = forms.SceneForm(request.POST or None, campaign=campaign)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            scene = services.scene_create(
-                campaign=campaign,
-                master=request.user,
-                kind=data["kind"],
-                title=data["title"],
-                summary=data["summary"],
-                readers=data["readers"],
-                participants=data["participants"],
-            )
-        except ServiceError as exc:
-            add_service_errors(form, exc)
-        else:
-            messages.success(request, _("Scene created."))
-            return redirect(scene)
-    return render(request, "escenas/scene_form.html", {"campaign": campaign, "form": form})
-
-
-@login_required
-def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master changes a scene's title, summary, readers and participants."""
-    access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
-    scene = access.scene
-    form = forms.SceneForm(
-        request.POST or None,
-        campaign=scene.campaign,
-        editing=True,
-        initial={
-            "title": scene.title,
-            "summary": scene.summary,
-            "readers": scene.readers,
-            "participants": list(scene.participants.all()),
-        },
-    )
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            services.scene_update(
-                scene=scene,
-                master=request.user,
-                title=data["title"],
-                summary=data["summary"],
-                readers=data["readers"],
-                participants=data["participants"],
-            )
-        except ServiceError as exc:
-            add_service_errors(form, exc)
-        else:
-            messages.success(request, _("Scene saved."))
-            return redirect(scene)
-    return render(
-        request,
-        "escenas/scene_form.html",
-        {"campaign": scene.campaign, "form": form, "scene": scene},
-    )
 
 
 def diary(request: HttpRequest, slug: str, character: int) -> HttpResponse:

@@ -6,7 +6,7 @@ every app's ``api.py`` shares live here because ``mundo`` is the lowest app (per
 escenas may import it, not the other way round): ``StrictSerializer`` (unknown or read-only
 keys are refused with 400 naming them), the pagination, and the documented error responses.
 
-Source: RULES.md R17 (population), R18 (cells, p per cell); issue 6.
+Source: RULES.md R17 (population), R18 (cells, p per cell).
 """
 
 from __future__ import annotations

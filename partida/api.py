@@ -29,6 +29,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 import mundo.converters  # noqa: F401 — registers <id:…>
 from escenas import api as escenas_api
+from escenas import api_rolls as escenas_api_rolls
 from mundo import api as mundo_api
 from mundo.api import errors
 from nucleo.errors import Forbidden, NotFound
@@ -233,7 +234,7 @@ urlpatterns = [
     ),
     path(
         "characters/<id:pk>/rolls/",
-        escenas_api.CharacterRollListView.as_view(),
+        escenas_api_rolls.CharacterRollListView.as_view(),
         name="character-roll-list",
     ),
     path("characters/<id:pk>/diary/", personajes_api.DiaryView.as_view(), name="character-diary"),
@@ -243,17 +244,17 @@ urlpatterns = [
         name="character-diary-posts",
     ),
     # Rolls in posts follow the post: escenas.api extends personajes.api's sheet-roll rules.
-    path("rolls/<id:pk>/", escenas_api.RollDetailView.as_view(), name="roll-detail"),
+    path("rolls/<id:pk>/", escenas_api_rolls.RollDetailView.as_view(), name="roll-detail"),
     path(
         "rolls/<id:pk>/threshold/",
-        escenas_api.RollThresholdView.as_view(),
+        escenas_api_rolls.RollThresholdView.as_view(),
         name="roll-threshold",
     ),
     path("campaigns/<slug:slug>/scenes/", escenas_api.SceneListView.as_view(), name="scene-list"),
     path("scenes/<id:pk>/posts/", escenas_api.ScenePostListView.as_view(), name="scene-posts"),
     path(
         "scenes/<id:pk>/roll-requests/",
-        escenas_api.RollRequestListView.as_view(),
+        escenas_api_rolls.RollRequestListView.as_view(),
         name="scene-roll-requests",
     ),
 ]

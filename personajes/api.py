@@ -6,7 +6,7 @@ sheet page makes. Others get the public part
 (``CharacterPublicSerializer``), told apart by ``view`` = ``"public"`` or ``"private"``.
 
 Source: RULES.md R3 (rolls), R5 (sheet), R6–R10 and R12–R13 (condition, penalty, disease
-modifier), R25 (diary); issue 6.
+modifier), R25 (diary).
 """
 
 from __future__ import annotations
