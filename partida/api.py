@@ -37,6 +37,7 @@ from nucleo.serializers import StrictSerializer
 from partida import services
 from partida.models import ApiToken
 from personajes import api as personajes_api
+from personajes import api_diary as personajes_api_diary
 
 app_name = "v1"
 
@@ -237,7 +238,11 @@ urlpatterns = [
         escenas_api_rolls.CharacterRollListView.as_view(),
         name="character-roll-list",
     ),
-    path("characters/<id:pk>/diary/", personajes_api.DiaryView.as_view(), name="character-diary"),
+    path(
+        "characters/<id:pk>/diary/",
+        personajes_api_diary.DiaryView.as_view(),
+        name="character-diary",
+    ),
     path(
         "characters/<id:pk>/diary/posts/",
         escenas_api.DiaryPostListView.as_view(),

@@ -394,7 +394,7 @@ class RollAdmin(ReadOnlyAdmin):
     search_fields = ["character__name", "reason", "trait_name"]
 
 
-# --- the world's tick (issue 5): marked days, shelter stashes, diaries --------------------------
+# --- the world's tick: marked days, shelter stashes, diaries ----------------------------------
 
 
 @admin.register(DayRecord)
