@@ -106,9 +106,7 @@ class RollThresholdView(generics.GenericAPIView):
                     roll=roll, master=request.user, base_threshold=value
                 )
         except DjangoValidationError as exc:
-            raise as_drf(
-                exc, {"base_threshold": "threshold", "probability": "threshold"}
-            ) from None
+            raise as_drf(exc, {"base_threshold": "threshold", "probability": "threshold"}) from None
         fresh, _link = access_roll(request.user, updated.pk)
         return Response(personajes_api.RollSerializer(fresh).data)
 
