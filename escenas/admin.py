@@ -1,4 +1,5 @@
-"""Admin of scenes: the master browses scenes and posts; rolls and revisions are read-only."""
+"""Admin of scenes: the master browses scenes and posts of the campaigns they master
+(``mundo.admin_scope``); rolls and revisions are read-only."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from escenas.models import (
     RollRequest,
     Scene,
 )
+from mundo.admin_scope import CampaignScopedAdmin, ScopedTabularInline
 
 
 @admin.register(Scene)
-class SceneAdmin(admin.ModelAdmin):
+class SceneAdmin(CampaignScopedAdmin):
     list_display = ["title", "campaign", "kind", "readers", "last_post_at"]
     list_filter = ["kind", "readers", "campaign"]
     search_fields = ["title"]
@@ -24,7 +26,7 @@ class SceneAdmin(admin.ModelAdmin):
     raw_id_fields = ["diary_character"]
 
 
-class PostRollInline(admin.TabularInline):
+class PostRollInline(ScopedTabularInline):
     model = PostRoll
     extra = 0
     can_delete = False
@@ -34,7 +36,7 @@ class PostRollInline(admin.TabularInline):
         return False  # rolls are made by the server inside posts, never by hand
 
 
-class PostRevisionInline(admin.TabularInline):
+class PostRevisionInline(ScopedTabularInline):
     model = PostRevision
     extra = 0
     can_delete = False
@@ -45,7 +47,7 @@ class PostRevisionInline(admin.TabularInline):
 
 
 @admin.register(Post)
-class PostAdmin(admin.ModelAdmin):
+class PostAdmin(CampaignScopedAdmin):
     list_display = [
         "pk",
         "scene",
@@ -69,10 +71,12 @@ class PostAdmin(admin.ModelAdmin):
 
 
 @admin.register(RollRequest)
-class RollRequestAdmin(admin.ModelAdmin):
+class RollRequestAdmin(CampaignScopedAdmin):
+    campaign_path = "scene__campaign"
     list_display = ["character", "trait", "base_threshold", "scene", "created_at", "fulfilled_at"]
     raw_id_fields = ["scene", "character", "fulfilled_roll", "requested_by"]
 
 
+# A user's notification settings and drafts are theirs, not the campaign's: superusers only.
 admin.site.register(NotificationPreference)
 admin.site.register(Draft)

@@ -1,14 +1,14 @@
 """REST API of scenes: the scene list, posts (cursor-paginated, with their rolls and dice),
-writing a post with a roll (idempotent), diary posts, roll requests and thresholds.
+writing a post with a roll (idempotent), diary posts. Rolls, thresholds and roll requests are in
+``escenas.api_rolls``.
 
-Every scene goes through ``escenas.selectors.scene_get_for_user`` (after
-``mundo.selectors.campaign_get_for_user``), every post list through ``scene_posts`` and
-``post_view``, every write through ``escenas.services``: the pages' own checks, so the API shows
-and allows exactly what the pages do. A roll attached to a post follows the post (and a hidden
-roll's dice are the master's only); a roll made from the sheet follows
-``personajes.api.roll_get_for_user``.
+Every scene goes through ``escenas.access.access_scene`` (its campaign through
+``mundo.access.access_campaign``), every post list through ``scene_posts`` and ``post_view``,
+every write through ``escenas.services``: the pages' own checks, so the API shows and allows
+exactly what the pages do. ``NotFound``/``Forbidden`` become 404/403 in
+``partida.api.exception_handler``.
 
-Source: RULES.md R2–R4 (rolls in posts), R25 (diaries); DESIGN.md (idempotency); issue 6.
+Source: RULES.md R2–R4 (rolls in posts), R25 (diaries); DESIGN.md (idempotency).
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import prefetch_related_objects
-from django.http import Http404
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
@@ -36,59 +34,31 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from escenas import selectors, services
-from escenas.models import Post, PostRoll, RollRequest, Scene
-from mundo import selectors as mundo_selectors
-from mundo.api import ErrorSerializer, PageNumberPagination, errors
-from mundo.models import Membership
+from escenas.access import (
+    SceneAccess,
+    access_campaign_viewer,
+    access_post,
+    access_scene,
+    scene_access,
+)
+from escenas.models import Post, Scene
+from mundo.api import PageNumberPagination, errors
+from nucleo.errors import Forbidden
 from nucleo.serializers import StrictSerializer
 from personajes import api as personajes_api
-from personajes import rolls as personajes_rolls
-from personajes import selectors as personajes_selectors
-from personajes.models import Character, Roll, Trait
+from personajes.models import Character, Roll
 
 # --- fetching through the pages' checks --------------------------------------------------------
 
 
-def scene_access_for_api(pk: int | str, user: Any) -> selectors.SceneAccess:
-    """The scene ``pk`` with what ``user`` may do there: its campaign through
-    ``campaign_get_for_user``, then ``scene_get_for_user``. Http404 when either is not readable
-    (a hidden scene's existence is not revealed)."""
-    campaign_slug = (
-        Scene.objects.filter(pk=pk).values_list("campaign__slug", flat=True).first()
-        if str(pk).isdigit()
-        else None
-    )
-    if campaign_slug is None:
-        raise Http404("No such scene")
-    campaign = mundo_selectors.campaign_get_for_user(slug=campaign_slug, user=user)
-    return selectors.scene_get_for_user(campaign=campaign, pk=int(pk), user=user)
+def scene_access_for_api(pk: int | str, user: Any) -> SceneAccess:
+    """The scene ``pk`` with what ``user`` may do there (``escenas.access.access_scene``, its
+    campaign through ``access_campaign``); ``NotFound`` (the API's 404) when either is not
+    readable: a hidden scene's existence is not revealed."""
+    return access_scene(user, pk)
 
 
-def roll_get_for_user(*, pk: int | str, user: Any) -> tuple[Roll, PostRoll | None]:
-    """The roll and its post link if ``user`` may see it.
-
-    A roll in a post: whoever may see the post (``post_get_for_user``), and a hidden roll only
-    the master. A roll made outside posts (from the sheet): ``personajes.api.roll_get_for_user``
-    (its character's player and the master). Http404 otherwise.
-    """
-    link = (
-        PostRoll.objects.select_related("post__campaign", "roll").filter(roll_id=pk).first()
-        if str(pk).isdigit()
-        else None
-    )
-    if link is None:
-        return personajes_api.roll_get_for_user(pk=pk, user=user), None
-    campaign = mundo_selectors.campaign_get_for_user(slug=link.post.campaign.slug, user=user)
-    _post, access = selectors.post_get_for_user(campaign=campaign, pk=link.post_id, user=user)
-    if link.hidden and not access.is_master:
-        raise Http404("No such roll")
-    roll = Roll.objects.select_related("campaign", "character", "made_by", "trait").get(
-        pk=link.roll_id
-    )
-    return roll, link
-
-
-def _as_drf(exc: DjangoValidationError, fields: dict[str, str]) -> DrfValidationError:
+def as_drf(exc: DjangoValidationError, fields: dict[str, str]) -> DrfValidationError:
     """A service's ServiceError as a DRF 400 whose keys are the request's own field names
     (``fields`` maps the service's names to them; dotted paths nest: ``roll.threshold``)."""
     detail: dict[str, Any] = {}
@@ -157,7 +127,7 @@ class SceneSerializer(serializers.Serializer):
 
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_can_post(self, row: selectors.SceneRow) -> bool:
-        return selectors.scene_access(row.scene, self.context["viewer"]).can_post
+        return scene_access(row.scene, self.context["viewer"]).can_post
 
 
 @extend_schema(
@@ -177,10 +147,7 @@ class SceneListView(generics.ListAPIView):
     def get_queryset(self) -> list[selectors.SceneRow]:  # type: ignore[override]
         if getattr(self, "swagger_fake_view", False):
             return []
-        campaign = mundo_selectors.campaign_get_for_user(
-            slug=self.kwargs["slug"], user=self.request.user
-        )
-        self.viewer = selectors.viewer_for(campaign, self.request.user)
+        campaign, self.viewer = access_campaign_viewer(self.request.user, slug=self.kwargs["slug"])
         return selectors.scene_list(campaign, self.viewer)
 
     def get_serializer_context(self) -> dict[str, Any]:
@@ -295,7 +262,7 @@ class PostCursorPagination(pagination.CursorPagination):
     max_page_size = 100
 
 
-def with_rolls(posts: list[Post], access: selectors.SceneAccess) -> None:
+def with_rolls(posts: list[Post], access: SceneAccess) -> None:
     """What ``RollSerializer`` reads of the posts' rolls beyond ``scene_posts``'s prefetches:
     their makers (one query for the page) and their campaign (the scene's: no query)."""
     rolls = [link.roll for post in posts for link in post.post_rolls.all()]
@@ -311,7 +278,7 @@ class _PostListMixin:
     pagination_class = PostCursorPagination
     filter_backends: list[type] = []
 
-    def post_page(self, access: selectors.SceneAccess) -> Response:
+    def post_page(self, access: SceneAccess) -> Response:
         last_read = selectors.last_read_post_id(access.scene, self.request.user)
         page = self.paginate_queryset(selectors.scene_posts(access.scene, access.viewer))
         with_rolls(page, access)
@@ -517,7 +484,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
             raise NotAuthenticated()
         access = scene_access_for_api(pk, request.user)
         if not access.can_post:
-            raise PermissionDenied(_("You cannot write in this scene."))
+            raise Forbidden(_("You cannot write in this scene."))
         form = PostCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -548,10 +515,8 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
                 fulfil=data.get("fulfil", []),
             )
         except DjangoValidationError as exc:
-            raise _as_drf(exc, SERVICE_FIELDS) from None
-        post, _access = selectors.post_get_for_user(
-            campaign=access.scene.campaign, pk=made.pk, user=request.user
-        )
+            raise as_drf(exc, SERVICE_FIELDS) from None
+        post, _access = access_post(request.user, made.pk, campaign=access.scene.campaign)
         body = PostSerializer(selectors.post_view(post, access.viewer)).data
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -565,7 +530,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
         return [ids.get(name, 0) for name in usernames]
 
     @staticmethod
-    def _character(access: selectors.SceneAccess, pk: int | None, *path: str) -> Character | None:
+    def _character(access: SceneAccess, pk: int | None, *path: str) -> Character | None:
         """A character of the scene's campaign by id (the service decides whether it may speak
         or roll here); 400 under ``path`` when there is none."""
         if pk is None:
@@ -579,7 +544,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
         return found
 
     def _roll_spec(
-        self, access: selectors.SceneAccess, spec: dict[str, Any] | None
+        self, access: SceneAccess, spec: dict[str, Any] | None
     ) -> services.RollSpec | None:
         if not spec:
             return None
@@ -618,227 +583,13 @@ class DiaryPostListView(_PostListMixin, generics.GenericAPIView):
         if scene_id is None:  # no diary scene yet: an empty diary
             self.paginate_queryset(Post.objects.none())
             return self.get_paginated_response([])
-        access = selectors.scene_get_for_user(
-            campaign=character.campaign, pk=scene_id, user=request.user
-        )
+        access = access_scene(request.user, scene_id, campaign=character.campaign)
         return self.post_page(access)
 
 
-# --- rolls: detail, threshold, requests --------------------------------------------------------
-
-
-@extend_schema(
-    tags=["rolls"],
-    summary="A roll",
-    description="Every die, the modifiers with their source, the threshold, the outcome, the "
-    "generator key and the engine version. A roll in a post: whoever may see the post (a "
-    "hidden roll: the master only); a roll from the sheet: its character's player and the "
-    "master.",
-    responses={200: personajes_api.RollSerializer, **errors(404)},
-)
-class RollDetailView(generics.GenericAPIView):
-    """GET /api/v1/rolls/{id}/."""
-
-    serializer_class = personajes_api.RollSerializer
-
-    def get(self, request: Request, pk: int) -> Response:
-        roll, _link = roll_get_for_user(pk=pk, user=request.user)
-        return Response(personajes_api.RollSerializer(roll).data)
-
-
-@extend_schema(
-    tags=["rolls"],
-    summary="Set a roll's threshold (master)",
-    description="The master sets the base threshold of an action roll, or the probability of "
-    "an event roll, made without one; the outcome comes from the stored dice (never "
-    "re-rolled). 409 when it is already set.",
-    request=personajes_api.ThresholdSerializer,
-    responses={
-        200: personajes_api.RollSerializer,
-        409: OpenApiResponse(ErrorSerializer, description="Already set."),
-        **errors(400, 403, 404),
-    },
-)
-class RollThresholdView(generics.GenericAPIView):
-    """POST /api/v1/rolls/{id}/threshold/ — the campaign's master only."""
-
-    serializer_class = personajes_api.ThresholdSerializer
-
-    def post(self, request: Request, pk: int) -> Response:
-        if not request.user.is_authenticated:
-            raise NotAuthenticated()
-        roll, link = roll_get_for_user(pk=pk, user=request.user)
-        if mundo_selectors.campaign_role(roll.campaign, request.user) != Membership.Role.MASTER:
-            raise PermissionDenied(_("Only the campaign's master can set a roll's threshold."))
-        form = personajes_api.ThresholdSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        if roll.kind == Roll.Kind.EXPRESSION:
-            raise DrfValidationError({"threshold": [_("A dice expression takes no threshold.")]})
-        if roll.base_threshold is not None:
-            return Response(
-                {"detail": _("This roll's threshold has already been set.")},
-                status=status.HTTP_409_CONFLICT,
-            )
-        value = form.validated_data["threshold"]
-        try:
-            if link is not None:
-                updated = services.roll_threshold_set(
-                    post_roll=link, master=request.user, base_threshold=value
-                )
-            else:
-                updated = personajes_rolls.roll_set_threshold(
-                    roll=roll, master=request.user, base_threshold=value
-                )
-        except DjangoValidationError as exc:
-            raise _as_drf(
-                exc, {"base_threshold": "threshold", "probability": "threshold"}
-            ) from None
-        fresh, _link = roll_get_for_user(pk=updated.pk, user=request.user)
-        return Response(personajes_api.RollSerializer(fresh).data)
-
-
-@extend_schema(
-    tags=["rolls"],
-    summary="A character's rolls",
-    description="The character's rolls, newest first, from the sheet and from posts: for its "
-    "player and the master. Rolls hidden in posts are the master's only.",
-    responses={200: personajes_api.RollSerializer(many=True), **errors(403, 404)},
-)
-class CharacterRollListView(generics.ListAPIView):
-    """GET /api/v1/characters/{id}/rolls/."""
-
-    serializer_class = personajes_api.RollSerializer
-    pagination_class = PageNumberPagination
-    filter_backends: list[type] = []
-
-    def get_queryset(self) -> Any:
-        if getattr(self, "swagger_fake_view", False):  # schema generation
-            return Roll.objects.none()
-        user = self.request.user
-        character = personajes_api.private_character_for_api(self.kwargs["pk"], user)
-        return personajes_selectors.character_rolls(character, user)
-
-
-class RollRequestSerializer(serializers.ModelSerializer):
-    """A roll the master asked a character for (pending until answered in a post)."""
-
-    scene = serializers.IntegerField(
-        source="scene_id", read_only=True, help_text=gettext_lazy("Id of its scene.")
-    )
-    character = serializers.IntegerField(
-        source="character_id", read_only=True, help_text=gettext_lazy("Id of the character.")
-    )
-    trait = serializers.SlugField(
-        source="trait.slug", read_only=True, help_text=gettext_lazy("Slug of the trait to roll.")
-    )
-
-    class Meta:
-        model = RollRequest
-        fields = [
-            "id",
-            "scene",
-            "character",
-            "trait",
-            "base_threshold",
-            "reason",
-            "hidden",
-            "created_at",
-        ]
-        read_only_fields = fields
-        extra_kwargs = {
-            "base_threshold": {
-                "help_text": gettext_lazy("Base threshold, % (0..100), or null: set later.")
-            },
-            "reason": {"help_text": gettext_lazy("What the roll is for.")},
-            "hidden": {"help_text": gettext_lazy("Its dice will be the master's only.")},
-            "created_at": {"help_text": gettext_lazy("When it was asked (ISO 8601).")},
-        }
-
-
-class RollRequestCreateSerializer(StrictSerializer):
-    """The master asks a living participant of the scene for an action roll."""
-
-    character = serializers.IntegerField(help_text=gettext_lazy("Id of a character of the scene."))
-    trait = serializers.SlugField(help_text=gettext_lazy("Slug of the trait, e.g. percepcion."))
-    threshold = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=0,
-        max_value=100,
-        help_text=gettext_lazy("Base threshold, % (0..100); omit to set it after the roll."),
-    )
-    reason = serializers.CharField(
-        required=False, allow_blank=True, max_length=200, help_text=gettext_lazy("What for.")
-    )
-    hidden = serializers.BooleanField(
-        required=False, default=False, help_text=gettext_lazy("Dice for the master only.")
-    )
-
-
-@extend_schema(tags=["scenes"])
-class RollRequestListView(generics.GenericAPIView):
-    """GET: the scene's pending roll requests (the master: all; a player: their characters').
-    POST (the master): ask a character for a roll."""
-
-    serializer_class = RollRequestSerializer
-    pagination_class = PageNumberPagination
-    queryset = RollRequest.objects.none()  # for the schema; rows come from pending_requests
-
-    @extend_schema(
-        summary="Pending roll requests of a scene",
-        responses={200: RollRequestSerializer(many=True), **errors(400, 404)},
-    )
-    def get(self, request: Request, pk: int) -> Response:
-        access = scene_access_for_api(pk, request.user)
-        page = self.paginate_queryset(selectors.pending_requests(access))
-        return self.get_paginated_response(RollRequestSerializer(page, many=True).data)
-
-    @extend_schema(
-        summary="Ask for a roll (master)",
-        request=RollRequestCreateSerializer,
-        responses={201: RollRequestSerializer, **errors(400, 403, 404)},
-    )
-    def post(self, request: Request, pk: int) -> Response:
-        if not request.user.is_authenticated:
-            raise NotAuthenticated()
-        access = scene_access_for_api(pk, request.user)
-        if not access.is_master:
-            raise PermissionDenied(_("Only the campaign's master can do this."))
-        form = RollRequestCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        character = next((c for c in access.characters if c.pk == data["character"]), None)
-        if character is None:
-            raise DrfValidationError(
-                {"character": [_("That character is not in this scene, or is dead.")]}
-            )
-        trait = Trait.objects.filter(campaign=access.scene.campaign, slug=data["trait"]).first()
-        if trait is None:
-            raise DrfValidationError({"trait": [_("There is no such trait in this campaign.")]})
-        try:
-            made = services.roll_request_create(
-                access=access,
-                master=request.user,
-                character=character,
-                trait=trait,
-                base_threshold=data.get("threshold"),
-                reason=data.get("reason", ""),
-                hidden=data.get("hidden", False),
-            )
-        except DjangoValidationError as exc:
-            raise _as_drf(exc, {"base_threshold": "threshold"}) from None
-        made = RollRequest.objects.select_related("trait").get(pk=made.pk)
-        return Response(RollRequestSerializer(made).data, status=status.HTTP_201_CREATED)
-
-
 __all__ = [
-    "CharacterRollListView",
     "DiaryPostListView",
-    "RollDetailView",
-    "RollRequestListView",
-    "RollThresholdView",
     "SceneListView",
     "ScenePostListView",
-    "roll_get_for_user",
     "scene_access_for_api",
 ]

@@ -2,8 +2,10 @@
 
 A public scene's feed needs no secret; any other scene's feed is read through the user's private
 token URL (``/feeds/<token>/…``), which the user can revoke or regenerate. Either way the feed is
-built with the same permission functions as the page (``scene_get_for_user``, ``scene_posts``)
-for that user — anonymous for the public URL — so it shows nothing the page would not.
+built with the same permission functions as the page (``escenas.access.access_scene``,
+``scene_posts``) for that user — anonymous for the public URL — so it shows nothing the page
+would not. A missing or hidden scene, or an unknown token, raises ``NotFound``: the same 404 as
+the pages (``partida.middleware.AccessErrorMiddleware``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext as _
 
 from escenas import selectors
-from mundo.selectors import campaign_get_for_user
+from escenas.access import SceneAccess, access_feed_user, access_scene
 
 
 class SceneFeed(Feed):
@@ -28,23 +30,22 @@ class SceneFeed(Feed):
 
     def get_object(  # type: ignore[override]
         self, request: HttpRequest, slug: str, pk: int, token: str | None = None
-    ) -> selectors.SceneAccess:
-        user: Any = selectors.feed_user(token) if token is not None else AnonymousUser()
-        campaign = campaign_get_for_user(slug=slug, user=user)
-        access = selectors.scene_get_for_user(campaign=campaign, pk=pk, user=user)
+    ) -> SceneAccess:
+        user: Any = access_feed_user(token) if token is not None else AnonymousUser()
+        access = access_scene(user, pk, slug=slug)
         self._request = request
         return access
 
-    def title(self, obj: selectors.SceneAccess) -> str:
+    def title(self, obj: SceneAccess) -> str:
         return f"{obj.scene.title} · {obj.scene.campaign.name}"
 
-    def link(self, obj: selectors.SceneAccess) -> str:
+    def link(self, obj: SceneAccess) -> str:
         return obj.scene.get_absolute_url()
 
-    def subtitle(self, obj: selectors.SceneAccess) -> str:
+    def subtitle(self, obj: SceneAccess) -> str:
         return obj.scene.summary or _("Posts of the scene")
 
-    def items(self, obj: selectors.SceneAccess) -> list[selectors.PostView]:
+    def items(self, obj: SceneAccess) -> list[selectors.PostView]:
         return selectors.feed_posts(obj)
 
     def item_title(self, item: selectors.PostView) -> str:

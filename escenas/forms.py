@@ -12,7 +12,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from escenas import selectors
+from escenas.access import SceneAccess
 from escenas.models import BODY_MAX_CHARS, NOTE_MAX_CHARS, NotificationPreference, Post, Scene
 from escenas.services import RollSpec
 from personajes.models import Character, Roll, Trait
@@ -102,7 +102,7 @@ class PostForm(forms.Form):
     def __init__(
         self,
         *args: Any,
-        access: selectors.SceneAccess,
+        access: SceneAccess,
         traits: Sequence[Trait] = (),
         requests: Sequence[Any] = (),
         whisper_candidates: Sequence[Any] = (),
@@ -243,7 +243,7 @@ class RollRequestForm(forms.Form):
     hidden = forms.BooleanField(label=_("Hidden (only the master sees the dice)"), required=False)
 
     def __init__(
-        self, *args: Any, access: selectors.SceneAccess, traits: Sequence[Trait] = (), **kwargs: Any
+        self, *args: Any, access: SceneAccess, traits: Sequence[Trait] = (), **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
         self.characters = {c.pk: c for c in access.characters}

@@ -1,44 +1,43 @@
-"""Reads of scenes and posts, and the one place that decides who may read and write them.
+"""Reads of scenes and posts: pages, lists, play aids, the roll widget, search and feeds.
 
-Permission rules (every surface — pages, htmx fragments, feeds, e-mails, search — goes through
-``scene_get_for_user``/``scene_access`` for scenes and ``post_visible_to``/``posts_visible_q``
-for posts, so each shows the same thing to the same person):
-
-- **master** (membership role master): reads and writes every scene of the campaign, sees every
-  post including whispers, deleted posts, notes to the master, hidden rolls and revisions.
-- **story scene**: players whose character participates read and write; other players read
-  when ``readers`` is *members* or *public*; non-members who may read the campaign (a public
-  campaign: outsiders and anonymous visitors) read when ``readers`` is *public*.
-- **off-topic**: every member reads and writes (out of character).
-- **diary**: the character's player and the master.
-- **master notes**: the master only.
-- **posts** inside a readable scene: deleted posts only for the master; a whisper only for its
-  author, its recipients and the master; the note to the master only for the post's author and
-  the master; a hidden roll's dice only for the master.
+Who may read and write which scene and post is decided in ``escenas.access`` (``access_scene``,
+``access_post``, ``scene_access``, ``posts_visible_q``, ``post_visible_to``); the reads here
+take a ``SceneAccess`` or a viewer from there and apply its filters. ``scene_access``,
+``post_visible_to``, ``whisper_candidates``, ``scene_participant_users``,
+``campaign_memberships`` and ``member_viewers`` are imported here for the services, which read
+them through this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from django.contrib.auth.models import AnonymousUser
 from django.core.paginator import Page, Paginator
 from django.db.models import (
     Count,
-    Exists,
     IntegerField,
     Max,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
-    Subquery,
 )
 from django.db.models.functions import Coalesce
-from django.http import Http404
 
+from escenas.access import (
+    SceneAccess,
+    post_prefetches,
+    posts_visible_q,
+    revision_count,
+    scenes_readable_q,
+)
+from escenas.access import campaign_memberships as campaign_memberships  # read by the services
+from escenas.access import post_visible_to as post_visible_to  # read by the services
+from escenas.access import scene_access as scene_access  # read by the services
+from escenas.access import scene_participant_users as scene_participant_users  # the services
+from escenas.access import whisper_candidates as whisper_candidates  # read by the services
 from escenas.models import (
     Draft,
     NotificationPreference,
@@ -50,18 +49,15 @@ from escenas.models import (
     SceneRead,
 )
 from escenas.rendering import plain_text, snippet
-from mundo.models import Campaign, Membership
-from mundo.selectors import campaign_get_for_user
+from mundo.models import Campaign
 from nucleo.users import AnyUser
+from personajes.access import CharacterViewer
+from personajes.access import member_viewers as member_viewers  # read by the services
 from personajes.mapping import condition_state
 from personajes.models import Character, DiaryEntry, Roll, Trait, TraitValue
 from reglas.characters import action_penalty
 from reglas.core import breakdown_total
 from reglas.dice import action_chance
-
-if TYPE_CHECKING:
-    from django.contrib.auth.models import User
-
 
 PAGE_SIZE = 20
 """Posts per scene page."""
@@ -71,295 +67,10 @@ SEARCH_RESULTS = 50
 """Most search results shown."""
 
 
-@dataclass(frozen=True, slots=True)
-class Viewer:
-    """Who is looking at a campaign: the user, their role and their characters' ids.
-
-    ``role`` is ``"master"``, ``"player"`` or None (not a member, anonymous included);
-    ``character_ids`` the user's characters in the campaign (any status),
-    ``living_character_ids`` those alive (draft, submitted or approved).
-    """
-
-    user: Any
-    role: str | None
-    character_ids: frozenset[int] = field(default_factory=frozenset)
-    living_character_ids: frozenset[int] = field(default_factory=frozenset)
-
-    @property
-    def user_id(self) -> int | None:
-        return self.user.pk if self.user is not None and self.user.is_authenticated else None
-
-    @property
-    def is_master(self) -> bool:
-        return self.role == Membership.Role.MASTER
-
-    @property
-    def is_member(self) -> bool:
-        return self.role is not None
-
-
-def viewer_for(campaign: Campaign, user: AnyUser | None) -> Viewer:
-    """The viewer of ``campaign`` for ``user`` (anonymous when None or not signed in).
-
-    Two queries for a signed-in user (role, characters), none for anonymous.
-    """
-    if user is None or not user.is_authenticated:
-        return Viewer(user=user or AnonymousUser(), role=None)
-    role = (
-        Membership.objects.filter(campaign=campaign, user=user)
-        .values_list("role", flat=True)
-        .first()
-    )
-    characters = list(
-        Character.objects.filter(campaign=campaign, player=user).values_list("pk", "status")
-    )
-    return Viewer(
-        user=user,
-        role=role,
-        character_ids=frozenset(pk for pk, _status in characters),
-        living_character_ids=frozenset(
-            pk for pk, status in characters if status in Character.LIVING_STATUSES
-        ),
-    )
-
-
-def viewers_for_users(campaign: Campaign, users: Iterable[Any]) -> dict[int, Viewer]:
-    """Viewers of ``campaign`` for many users at once (two queries), keyed by user id."""
-    users = list(users)
-    ids = [u.pk for u in users]
-    roles = dict(
-        Membership.objects.filter(campaign=campaign, user_id__in=ids).values_list("user_id", "role")
-    )
-    chars: dict[int, list[tuple[int, str]]] = {}
-    for pk, player_id, status in Character.objects.filter(
-        campaign=campaign, player_id__in=ids
-    ).values_list("pk", "player_id", "status"):
-        chars.setdefault(player_id, []).append((pk, status))
-    return {
-        u.pk: Viewer(
-            user=u,
-            role=roles.get(u.pk),
-            character_ids=frozenset(pk for pk, _s in chars.get(u.pk, [])),
-            living_character_ids=frozenset(
-                pk for pk, s in chars.get(u.pk, []) if s in Character.LIVING_STATUSES
-            ),
-        )
-        for u in users
-    }
-
-
-def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:
-    """The memberships of each campaign, with their users, keyed by campaign id. One query."""
-    out: dict[int, list[Membership]] = {cid: [] for cid in campaign_ids}
-    for m in Membership.objects.filter(campaign_id__in=list(out)).select_related("user"):
-        out[m.campaign_id].append(m)
-    return out
-
-
-def member_viewers(memberships: dict[int, list[Membership]]) -> dict[tuple[int, int], Viewer]:
-    """The viewer of every member of the given campaigns (``campaign_memberships``), keyed
-    ``(campaign id, user id)``; the same viewers as ``viewer_for``. One query (characters)."""
-    chars: dict[tuple[int, int], list[tuple[int, str]]] = {}
-    rows = Character.objects.filter(
-        campaign_id__in=list(memberships),
-        player_id__in={m.user_id for ms in memberships.values() for m in ms},
-    ).values_list("pk", "campaign_id", "player_id", "status")
-    for pk, campaign_id, player_id, status in rows:
-        chars.setdefault((campaign_id, player_id), []).append((pk, status))
-    viewers = {}
-    for campaign_id, ms in memberships.items():
-        for m in ms:
-            own = chars.get((campaign_id, m.user_id), [])
-            viewers[(campaign_id, m.user_id)] = Viewer(
-                user=m.user,
-                role=m.role,
-                character_ids=frozenset(pk for pk, _s in own),
-                living_character_ids=frozenset(
-                    pk for pk, s in own if s in Character.LIVING_STATUSES
-                ),
-            )
-    return viewers
-
-
-# --- Scenes -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SceneAccess:
-    """What a viewer may do in a scene.
-
-    ``can_read``/``can_post``; ``voices`` the voices they may post with (``Post.Voice`` values);
-    ``characters`` the characters they may post as or roll for (participants the viewer plays,
-    alive; for the master every living participant, or the diary's character).
-    """
-
-    scene: Scene
-    viewer: Viewer
-    can_read: bool
-    can_post: bool
-    voices: tuple[str, ...]
-    characters: tuple[Character, ...]
-
-    @property
-    def is_master(self) -> bool:
-        return self.viewer.is_master
-
-
-def _scene_characters(scene: Scene) -> list[Character]:
-    """The characters of a scene: its participants (story) or the diary's character."""
-    if scene.kind == Scene.Kind.DIARY:
-        return [scene.diary_character] if scene.diary_character else []
-    if scene.kind == Scene.Kind.STORY:
-        return list(scene.participants.all())
-    return []
-
-
-def scene_access(scene: Scene, viewer: Viewer) -> SceneAccess:
-    """Decide what ``viewer`` may do in ``scene`` (see the module docstring for the rules).
-
-    Uses ``scene.participants`` (prefetch it to avoid a query) and ``scene.diary_character``.
-    """
-    kind = scene.kind
-    characters = _scene_characters(scene)
-    own = [c for c in characters if c.pk in viewer.character_ids]
-    own_living = [c for c in own if c.pk in viewer.living_character_ids]
-    living = [c for c in characters if c.is_alive]
-    voices: tuple[str, ...] = ()
-    postable: list[Character] = []
-    if viewer.is_master:
-        can_read = can_post = True
-        voices = (Post.Voice.NARRATOR, Post.Voice.NPC, Post.Voice.PLAYER)
-        postable = living
-    elif kind == Scene.Kind.STORY:
-        # A former member whose character still takes part reads no more than any outsider
-        # (the same rule as ``scenes_readable_q``, which lists scenes for members only).
-        participant = bool(own) and viewer.is_member
-        can_read = (
-            participant
-            or (scene.readers == Scene.Readers.MEMBERS and viewer.is_member)
-            or (
-                scene.readers == Scene.Readers.PUBLIC
-                and (viewer.is_member or scene.campaign.is_public)
-            )
-        )
-        can_post = participant
-        if can_post:
-            voices = ((Post.Voice.CHARACTER,) if own_living else ()) + (Post.Voice.PLAYER,)
-            postable = own_living
-    elif kind == Scene.Kind.OFFTOPIC:
-        can_read = can_post = viewer.is_member
-        voices = (Post.Voice.PLAYER,) if can_post else ()
-    elif kind == Scene.Kind.DIARY:
-        can_read = can_post = bool(own) and viewer.is_member
-        if can_post:
-            voices = ((Post.Voice.CHARACTER,) if own_living else ()) + (Post.Voice.PLAYER,)
-            postable = own_living
-    else:  # master notes
-        can_read = can_post = False
-    return SceneAccess(
-        scene=scene,
-        viewer=viewer,
-        can_read=can_read,
-        can_post=can_post,
-        voices=voices,
-        characters=tuple(postable),
-    )
-
-
-def scenes_readable_q(viewer: Viewer) -> Q:
-    """The scenes ``viewer`` may read, as a filter on Scene (same rules as ``scene_access``)."""
-    if viewer.is_master:
-        return Q()
-    public_story = Q(kind=Scene.Kind.STORY, readers=Scene.Readers.PUBLIC)
-    if not viewer.is_member:
-        # Participation counts for members only: a former member whose character still takes
-        # part reads what an outsider reads (as in ``scene_access``).
-        return public_story & Q(campaign__is_public=True)
-    ids = list(viewer.character_ids)
-    participating = Exists(
-        Scene.participants.through.objects.filter(scene_id=OuterRef("pk"), character_id__in=ids)
-    )
-    return (
-        public_story
-        | Q(kind=Scene.Kind.STORY, readers=Scene.Readers.MEMBERS)
-        | (Q(kind=Scene.Kind.STORY) & participating)
-        | Q(kind=Scene.Kind.OFFTOPIC)
-        | Q(kind=Scene.Kind.DIARY, diary_character_id__in=ids)
-    )
-
-
-def scene_get_for_user(*, campaign: Campaign, pk: int, user: AnyUser | None) -> SceneAccess:
-    """The scene ``pk`` of ``campaign`` with what ``user`` may do there; Http404 when it does not
-    exist or the user may not read it (its existence is not revealed).
-
-    Call after ``campaign_get_for_user`` (the campaign must be readable). Queries: the viewer
-    (2), the scene with its diary character (1), its participants (1).
-    """
-    viewer = viewer_for(campaign, user)
-    return scene_get_for_viewer(campaign=campaign, pk=pk, viewer=viewer)
-
-
-def scene_get_for_viewer(*, campaign: Campaign, pk: int, viewer: Viewer) -> SceneAccess:
-    """``scene_get_for_user`` for an already built viewer."""
-    scene = (
-        Scene.objects.select_related("campaign", "diary_character", "diary_character__player")
-        .prefetch_related(Prefetch("participants", queryset=Character.objects.order_by("name")))
-        .filter(campaign=campaign, pk=pk)
-        .first()
-    )
-    if scene is None:
-        raise Http404("No such scene")
-    access = scene_access(scene, viewer)
-    if not access.can_read:
-        raise Http404("No such scene")
-    return access
-
-
-def scene_for_slug_and_user(*, slug: str, pk: int, user: AnyUser | None) -> SceneAccess:
-    """Campaign by slug (``campaign_get_for_user``) then ``scene_get_for_user``; Http404 if
-    either is not readable by ``user``."""
-    campaign = campaign_get_for_user(slug=slug, user=user or AnonymousUser())
-    return scene_get_for_user(campaign=campaign, pk=pk, user=user)
-
-
 # --- Posts ------------------------------------------------------------------------------------
 
 
-def posts_visible_q(viewer: Viewer) -> Q:
-    """The posts ``viewer`` may see inside a scene they may read, as a filter on Post."""
-    if viewer.is_master:
-        return Q()
-    if viewer.user_id is None:
-        return Q(deleted_at__isnull=True, is_whisper=False)
-    recipient = Exists(
-        Post.whisper_to.through.objects.filter(post_id=OuterRef("pk"), user_id=viewer.user_id)
-    )
-    return Q(deleted_at__isnull=True) & (
-        Q(is_whisper=False) | Q(author_id=viewer.user_id) | recipient
-    )
-
-
-def post_visible_to(post: Post, viewer: Viewer, access: SceneAccess | None = None) -> bool:
-    """True when ``viewer`` may see ``post`` (scene readable and the post rules of the module
-    docstring). Uses ``post.whisper_to`` (prefetch it) for whispers and ``post.scene``.
-    """
-    if access is None or access.scene.pk != post.scene_id:
-        access = scene_access(post.scene, viewer)
-    if not access.can_read:
-        return False
-    if viewer.is_master:
-        return True
-    if post.deleted_at is not None:
-        return False
-    if not post.is_whisper:
-        return True
-    uid = viewer.user_id
-    if uid is None:
-        return False
-    return post.author_id == uid or any(u.pk == uid for u in post.whisper_to.all())
-
-
-def scene_posts(scene: Scene, viewer: Viewer) -> QuerySet[Post]:
+def scene_posts(scene: Scene, viewer: CharacterViewer) -> QuerySet[Post]:
     """The posts of ``scene`` that ``viewer`` may see, oldest first.
 
     select_related: character, author, deleted_by; prefetch_related: the post's rolls (with the
@@ -370,43 +81,10 @@ def scene_posts(scene: Scene, viewer: Viewer) -> QuerySet[Post]:
         Post.objects.filter(scene=scene)
         .filter(posts_visible_q(viewer))
         .select_related("character", "author", "deleted_by", "campaign")
-        .prefetch_related(*_post_prefetches())
-        .annotate(revision_count=_revision_count())
+        .prefetch_related(*post_prefetches())
+        .annotate(revision_count=revision_count())
         .order_by("id")
     )
-
-
-def _post_prefetches() -> tuple[Prefetch, Prefetch]:
-    """What ``post_view`` reads of each post: its rolls in order (with the roll, its character
-    and trait, and the request) and its whisper recipients by username."""
-    return (
-        Prefetch(
-            "post_rolls",
-            queryset=PostRoll.objects.select_related(
-                "roll", "roll__character", "roll__trait", "request"
-            ).order_by("position", "id"),
-        ),
-        Prefetch("whisper_to", queryset=_user_model().objects.order_by("username")),
-    )
-
-
-def _revision_count() -> Coalesce:
-    # A correlated subquery, not Count() over a join: a join would GROUP BY every column of
-    # the post (its whole text) on every page.
-    counted = (
-        PostRevision.objects.filter(post=OuterRef("pk"))
-        .order_by()
-        .values("post")
-        .annotate(n=Count("id"))
-        .values("n")[:1]
-    )
-    return Coalesce(Subquery(counted), 0, output_field=IntegerField())
-
-
-def _user_model() -> type[User]:
-    from django.contrib.auth import get_user_model
-
-    return get_user_model()  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,7 +142,7 @@ class PostView:
         return snippet(plain_text(self.post.body_html))
 
 
-def post_view(post: Post, viewer: Viewer, *, last_read: int | None = None) -> PostView:
+def post_view(post: Post, viewer: CharacterViewer, *, last_read: int | None = None) -> PostView:
     """The ``PostView`` of a post the viewer may see (check ``post_visible_to`` first).
 
     No query when the post comes from ``scene_posts`` (rolls and recipients prefetched).
@@ -568,33 +246,7 @@ def posts_changed(access: SceneAccess, *, up_to: int, since: Any) -> list[PostVi
     return [post_view(p, access.viewer) for p in qs]
 
 
-def post_get_for_user(
-    *, campaign: Campaign, pk: int, user: AnyUser | None
-) -> tuple[Post, SceneAccess]:
-    """The post ``pk`` of the campaign and the scene access, if ``user`` may see it; Http404
-    otherwise (same answer whether it does not exist or is not visible)."""
-    viewer = viewer_for(campaign, user)
-    post = scene_posts_any(campaign).filter(pk=pk).first()
-    if post is None:
-        raise Http404("No such post")
-    access = scene_get_for_viewer(campaign=campaign, pk=post.scene_id, viewer=viewer)
-    if not post_visible_to(post, viewer, access):
-        raise Http404("No such post")
-    return post, access
-
-
-def scene_posts_any(campaign: Campaign) -> QuerySet[Post]:
-    """Every post of the campaign with what ``post_view`` needs (no visibility filter: callers
-    check ``post_visible_to``)."""
-    return (
-        Post.objects.filter(campaign=campaign)
-        .select_related("character", "author", "scene", "campaign", "deleted_by")
-        .prefetch_related(*_post_prefetches())
-        .annotate(revision_count=_revision_count())
-    )
-
-
-def post_page_number(post: Post, viewer: Viewer) -> int:
+def post_page_number(post: Post, viewer: CharacterViewer) -> int:
     """The scene page (1-based) on which ``post`` appears for ``viewer`` (one query)."""
     before = (
         Post.objects.filter(scene_id=post.scene_id, pk__lt=post.pk)
@@ -620,7 +272,7 @@ class SceneRow:
         return snippet(plain_text(self.last_post.body_html), length=100) if self.last_post else ""
 
 
-def scene_list(campaign: Campaign, viewer: Viewer) -> list[SceneRow]:
+def scene_list(campaign: Campaign, viewer: CharacterViewer) -> list[SceneRow]:
     """Every scene of the campaign the viewer may read, with unread counts and last visible post.
 
     Three queries whatever the number of scenes: the scenes (with their campaign) annotated
@@ -729,32 +381,6 @@ def draft_for(scene: Scene, user: AnyUser | None) -> Draft | None:
     return Draft.objects.filter(scene=scene, user=user).first()
 
 
-def whisper_candidates(access: SceneAccess) -> list[Any]:
-    """Members who may read the scene and could receive a whisper (not the viewer), by name.
-
-    One query for the memberships and, for a participants-only story scene, the participants
-    (already prefetched).
-    """
-    scene = access.scene
-    members = list(
-        Membership.objects.filter(campaign_id=scene.campaign_id)
-        .select_related("user")
-        .order_by("user__username")
-    )
-    out = []
-    participant_players = {c.player_id for c in _scene_characters(scene)}
-    for m in members:
-        if m.user_id == access.viewer.user_id or m.role == Membership.Role.MASTER:
-            continue  # the master reads every whisper anyway
-        if scene.kind == Scene.Kind.STORY and scene.readers == Scene.Readers.PARTICIPANTS:
-            if m.user_id not in participant_players:
-                continue
-        elif scene.kind in (Scene.Kind.DIARY, Scene.Kind.NOTES):
-            continue
-        out.append(m.user)
-    return out
-
-
 # --- The roll widget ----------------------------------------------------------------------------
 
 
@@ -853,7 +479,7 @@ def roll_chance(
 # --- Search, feeds, diaries -----------------------------------------------------------------------
 
 
-def post_search(campaign: Campaign, viewer: Viewer, query: str) -> list[Post]:
+def post_search(campaign: Campaign, viewer: CharacterViewer, query: str) -> list[Post]:
     """Posts of the campaign whose text contains ``query`` (any case), newest first, among the
     scenes and posts the viewer may read; at most ``SEARCH_RESULTS``. Empty query → nothing.
 
@@ -872,16 +498,6 @@ def post_search(campaign: Campaign, viewer: Viewer, query: str) -> list[Post]:
     )
 
 
-def feed_user(token: str) -> Any:
-    """The user whose private feed token is ``token``; Http404 for an unknown or revoked one."""
-    if not token:
-        raise Http404("No such feed")
-    pref = NotificationPreference.objects.select_related("user").filter(feed_token=token).first()
-    if pref is None or not pref.user.is_active:
-        raise Http404("No such feed")
-    return pref.user
-
-
 def feed_posts(access: SceneAccess) -> list[PostView]:
     """The last ``FEED_ITEMS`` visible posts of the scene, newest first, as the viewer sees them."""
     qs = scene_posts(access.scene, access.viewer).order_by("-id")[:FEED_ITEMS]
@@ -895,46 +511,12 @@ def preference_for(user: AnyUser) -> NotificationPreference | None:
     return NotificationPreference.objects.filter(user=user).first()
 
 
-def scene_is_public(scene: Scene) -> bool:
-    """True when anonymous visitors may read the scene (its feed needs no token)."""
-    return (
-        scene.campaign.is_public
-        and scene.kind == Scene.Kind.STORY
-        and scene.readers == Scene.Readers.PUBLIC
-    )
-
-
 def diary_entries(character: Character, *, days: int = 14) -> list[DiaryEntry]:
     """The character's last ``days`` diary entries (R25, written by the daily tick), oldest
     first. One query. Source: RULES.md R25."""
     rows = list(DiaryEntry.objects.filter(character=character).order_by("-day")[:days])
     rows.reverse()
     return rows
-
-
-def scene_participant_users(
-    scene: Scene, memberships: Sequence[Membership] | None = None
-) -> list[Any]:
-    """The users a new post in the scene notifies: those who may post in it (story: master and
-    players of participating characters; off-topic: every member; diary: its player and the
-    master; notes: the master). One query for members (none when ``memberships``, the
-    campaign's memberships with their users, is given) plus the participants (prefetched)."""
-    if memberships is None:
-        memberships = list(
-            Membership.objects.filter(campaign_id=scene.campaign_id).select_related("user")
-        )
-    masters = [m.user for m in memberships if m.role == Membership.Role.MASTER]
-    if scene.kind == Scene.Kind.OFFTOPIC:
-        return [m.user for m in memberships]
-    if scene.kind == Scene.Kind.NOTES:
-        return masters
-    players = {c.player_id for c in _scene_characters(scene)}
-    member_ids = {m.user_id for m in memberships}
-    return masters + [
-        m.user
-        for m in memberships
-        if m.user_id in players and m.user_id in member_ids and m.role != Membership.Role.MASTER
-    ]
 
 
 # --- Small permission-checked fetches for the views --------------------------------------------
@@ -953,39 +535,3 @@ def campaign_traits_for_rolls(access: SceneAccess) -> list[Trait]:
 def post_revisions(post: Post) -> QuerySet[PostRevision]:
     """A post's revisions, newest first, with who made them (master only: check first)."""
     return PostRevision.objects.filter(post=post).select_related("edited_by")
-
-
-def post_roll_get_for_master(*, campaign: Campaign, pk: int, user: AnyUser) -> PostRoll:
-    """A roll of a post of the campaign (with roll and post) if ``user`` is the master;
-    Http404 otherwise (players do not learn which rolls exist)."""
-    post_roll = (
-        PostRoll.objects.select_related("roll", "post")
-        .filter(pk=pk, post__campaign=campaign)
-        .first()
-    )
-    if post_roll is None or not viewer_for(campaign, user).is_master:
-        raise Http404("No such roll")
-    return post_roll
-
-
-def roll_request_get(*, campaign: Campaign, pk: int) -> RollRequest:
-    """A roll request of the campaign with its scene; Http404 if there is none (the service
-    checks who may withdraw it)."""
-    found = (
-        RollRequest.objects.select_related("scene", "scene__campaign")
-        .filter(pk=pk, scene__campaign=campaign)
-        .first()
-    )
-    if found is None:
-        raise Http404("No such request")
-    return found
-
-
-def diary_character_get(*, campaign: Campaign, pk: int, user: AnyUser) -> Character:
-    """The campaign's character ``pk`` if ``user`` may read its diary (its player or the
-    master); Http404 otherwise."""
-    viewer = viewer_for(campaign, user)
-    character = Character.objects.filter(campaign=campaign, pk=pk).first()
-    if character is None or not (viewer.is_master or character.pk in viewer.character_ids):
-        raise Http404("No such diary")
-    return character

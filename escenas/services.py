@@ -51,6 +51,7 @@ from escenas.models import (
     new_feed_token,
 )
 from escenas.rendering import render_markdown
+from mundo.access import require_master
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, campaign_locked, lock_row
@@ -67,17 +68,6 @@ DIARY_KEY = "diario:{day}"
 
 
 # --- Scenes -----------------------------------------------------------------------------------
-
-
-def _require_master(campaign: Campaign | int, user: Any) -> None:
-    if (
-        user is None
-        or not user.is_authenticated
-        or not Membership.objects.filter(
-            campaign=campaign, user=user, role=Membership.Role.MASTER
-        ).exists()
-    ):
-        raise ServiceError(_("Only the campaign's master can do this."))
 
 
 def _clean_title(title: str) -> str:
@@ -113,7 +103,7 @@ def scene_create(
     Raises ServiceError: not the master, empty title, unknown kind or readers, a participant
     from another campaign.
     """
-    _require_master(campaign, master)
+    require_master(campaign, master)
     if kind not in (Scene.Kind.STORY, Scene.Kind.NOTES):
         raise ServiceError({"kind": _("Choose a story scene or master notes.")})
     if readers not in Scene.Readers.values:
@@ -145,7 +135,7 @@ def scene_update(
 
     Raises ServiceError as ``scene_create``.
     """
-    _require_master(scene.campaign_id, master)
+    require_master(scene.campaign_id, master)
     scene.title = _clean_title(title)
     scene.summary = (summary or "").strip()
     if readers is not None:
@@ -369,7 +359,7 @@ def post_create(
     roll: RollSpec | None = None,
     fulfil: Sequence[int] = (),
 ) -> tuple[Post, bool]:
-    """Write a post in the scene of ``access`` (from ``scene_get_for_user`` for ``author``),
+    """Write a post in the scene of ``access`` (``escenas.access.access_scene`` for ``author``),
     making its rolls on the server now.
 
     ``voice``/``character``/``npc_name`` choose who speaks (see ``SceneAccess.voices``);
@@ -550,7 +540,7 @@ def post_delete(*, post: Post, user: AbstractBaseUser) -> Post:
     anyone else."""
     is_author = user is not None and user.is_authenticated and post.author_id == user.pk
     if not is_author:
-        _require_master(post.campaign_id, user)
+        require_master(post.campaign_id, user)
     now = timezone.now()
     Post.objects.filter(pk=post.pk, deleted_at__isnull=True).update(
         deleted_at=now, deleted_by=user, updated_at=now
@@ -568,7 +558,7 @@ def roll_threshold_set(
     master, already set, bad value. Source: RULES.md R2, R3.
     """
     roll = post_roll.roll
-    _require_master(roll.campaign_id, master)
+    require_master(roll.campaign_id, master)
     if roll.kind == Roll.Kind.ACTION:
         updated = personajes_rolls.roll_set_threshold(
             roll=roll, master=master, base_threshold=base_threshold
@@ -622,7 +612,7 @@ def roll_request_create(
 @campaign_locked(lambda request, **_: request.scene.campaign_id)
 def roll_request_cancel(*, request: RollRequest, master: AbstractBaseUser) -> None:
     """The master withdraws a pending roll request (an answered one stays as it is)."""
-    _require_master(request.scene.campaign_id, master)
+    require_master(request.scene.campaign_id, master)
     RollRequest.objects.filter(pk=request.pk, fulfilled_roll__isnull=True).update(
         cancelled_at=timezone.now()
     )

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from escenas import feeds, views
+from escenas import feeds, master_views, views
 
 app_name = "escenas"
 
@@ -10,23 +10,29 @@ scene = campaign + "escenas/<id:pk>/"
 
 urlpatterns = [
     path(campaign + "escenas/", views.scene_list, name="scene_list"),
-    path(campaign + "escenas/nueva/", views.scene_create, name="scene_create"),
+    path(campaign + "escenas/nueva/", master_views.scene_create, name="scene_create"),
     path(scene, views.scene_detail, name="scene"),
-    path(scene + "editar/", views.scene_edit, name="scene_edit"),
+    path(scene + "editar/", master_views.scene_edit, name="scene_edit"),
     path(scene + "publicar/", views.post_create, name="post_create"),
     path(scene + "nuevos/", views.scene_poll, name="poll"),
     path(scene + "borrador/", views.draft_save, name="draft"),
     path(scene + "probabilidad/", views.roll_chance, name="roll_chance"),
-    path(scene + "peticiones/", views.roll_request_create, name="roll_request_create"),
+    path(scene + "peticiones/", master_views.roll_request_create, name="roll_request_create"),
     path(scene + "feed/", feeds.SceneFeed(), name="scene_feed"),
     path(campaign + "mensajes/<id:pk>/", views.post_detail, name="post"),
     path(campaign + "mensajes/<id:pk>/editar/", views.post_edit, name="post_edit"),
     path(campaign + "mensajes/<id:pk>/borrar/", views.post_delete, name="post_delete"),
-    path(campaign + "mensajes/<id:pk>/revisiones/", views.post_revisions, name="post_revisions"),
-    path(campaign + "tiradas/<id:pk>/dificultad/", views.roll_threshold, name="roll_threshold"),
+    path(
+        campaign + "mensajes/<id:pk>/revisiones/",
+        master_views.post_revisions,
+        name="post_revisions",
+    ),
+    path(
+        campaign + "tiradas/<id:pk>/dificultad/", master_views.roll_threshold, name="roll_threshold"
+    ),
     path(
         campaign + "peticiones/<id:pk>/retirar/",
-        views.roll_request_cancel,
+        master_views.roll_request_cancel,
         name="roll_request_cancel",
     ),
     path(campaign + "buscar/", views.search, name="search"),

@@ -1,5 +1,6 @@
-"""Pages of scenes and posts. Thin: every read goes through ``escenas.selectors`` (which owns the
-permission rules), every write through ``escenas.services``.
+"""Pages of scenes and posts. Thin: every fetch goes through ``escenas.access`` (which owns the
+permission rules; its ``NotFound`` is the 404 page through ``partida.middleware``), every read
+through ``escenas.selectors``, every write through ``escenas.services``.
 
 htmx: one page template (``escenas/scene_detail.html``) owns its fragments as partials; an htmx
 request gets ``scene_detail.html#<fragment>``. Every page also works without JavaScript (real
@@ -22,11 +23,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from escenas import access as scene_access
 from escenas import forms, selectors, services
 from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
-from mundo.selectors import campaign_get_for_user
+from mundo.access import access_campaign
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from personajes.models import Trait
@@ -34,13 +36,13 @@ from personajes.models import Trait
 SCENE_TEMPLATE = "escenas/scene_detail.html"
 
 
-def _is_htmx(request: HttpRequest) -> bool:
+def is_htmx(request: HttpRequest) -> bool:
     return bool(getattr(request, "htmx", False))
 
 
 def _post_form(
     request: HttpRequest,
-    access: selectors.SceneAccess,
+    access: scene_access.SceneAccess,
     *,
     data: Any = None,
     draft: Any = None,
@@ -102,7 +104,7 @@ def _diary_context(scene: Scene) -> dict[str, Any]:
 
 def _scene_context(
     request: HttpRequest,
-    access: selectors.SceneAccess,
+    access: scene_access.SceneAccess,
     *,
     page: selectors.ScenePage,
     form: forms.PostForm | None = None,
@@ -147,7 +149,7 @@ def _scene_context(
 def _feed_url(request: HttpRequest, scene: Scene) -> str | None:
     """The scene's Atom feed: public, or the viewer's private token URL (None without one)."""
     kwargs = {"slug": scene.campaign.slug, "pk": scene.pk}
-    if selectors.scene_is_public(scene):
+    if scene_access.scene_is_public(scene):
         return reverse("escenas:scene_feed", kwargs=kwargs)
     pref = selectors.preference_for(request.user)
     if pref is None or not pref.feed_token:
@@ -163,8 +165,7 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
 
     The off-topic scene and the characters' missing diaries are created here on first read
     (create-on-read; idempotent)."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    viewer = selectors.viewer_for(campaign, request.user)
+    campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
     if viewer.is_member:
         services.offtopic_scene_for(campaign)
         services.diaries_ensure(campaign=campaign)
@@ -184,7 +185,7 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
 def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """A scene: a page of posts (oldest first), the waiting-on line, pending roll requests and,
     on the last page, the post form. A diary shows its R25 table and chart above the posts."""
-    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    access = scene_access.access_scene(request.user, pk, slug=slug)
     last_read = selectors.last_read_post_id(access.scene, request.user)
     page = selectors.scene_page(access, page=request.GET.get("page"), last_read=last_read)
     services.scene_mark_read(
@@ -193,7 +194,7 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     context = _scene_context(request, access, page=page)
     template = (
         SCENE_TEMPLATE + "#post_list"
-        if _is_htmx(request) and request.GET.get("page")
+        if is_htmx(request) and request.GET.get("page")
         else SCENE_TEMPLATE
     )
     return render(request, template, context)
@@ -203,7 +204,7 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """htmx polling: the posts after ``after`` (appended) and the posts changed since ``since``
     (replaced out of band), then a new poller. Only what the viewer may see."""
-    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    access = scene_access.access_scene(request.user, pk, slug=slug)
     started = timezone.now()
     try:
         after = max(0, int(request.GET.get("after", "0")))
@@ -244,7 +245,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     in and back to the scene, where the draft saved while typing is waiting."""
     if not request.user.is_authenticated:
         return _to_login(request, slug, pk)
-    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    access = scene_access.access_scene(request.user, pk, slug=slug)
     if not access.can_post:
         return HttpResponseForbidden(_("You cannot write in this scene."))
     form = _post_form(request, access, data=request.POST)
@@ -258,7 +259,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         except ServiceError as exc:
             add_service_errors(form, exc)
         else:
-            if _is_htmx(request):
+            if is_htmx(request):
                 fresh = _post_form(request, access)
                 response = render(
                     request,
@@ -268,7 +269,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                 response["HX-Trigger"] = "posted"
                 return response
             return redirect(post.get_absolute_url())
-    if _is_htmx(request):
+    if is_htmx(request):
         return render(request, SCENE_TEMPLATE + "#post_form", _form_context(request, access, form))
     last_read = selectors.last_read_post_id(access.scene, request.user)
     page = selectors.scene_page(access, page=None, last_read=last_read)
@@ -279,7 +280,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def _to_login(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Sign in, then back to the scene (htmx: a full-page redirect, not a swapped fragment)."""
     scene_url = reverse("escenas:scene", kwargs={"slug": slug, "pk": pk})
-    if _is_htmx(request):
+    if is_htmx(request):
         response = HttpResponse(status=204)
         response["HX-Redirect"] = f"{reverse('login')}?next={scene_url}#post-form"
         return response
@@ -287,7 +288,7 @@ def _to_login(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 def _form_context(
-    request: HttpRequest, access: selectors.SceneAccess, form: forms.PostForm
+    request: HttpRequest, access: scene_access.SceneAccess, form: forms.PostForm
 ) -> dict[str, Any]:
     return {
         "campaign": access.scene.campaign,
@@ -299,7 +300,7 @@ def _form_context(
     }
 
 
-def _draft_save(request: HttpRequest, access: selectors.SceneAccess) -> HttpResponse:
+def _draft_save(request: HttpRequest, access: scene_access.SceneAccess) -> HttpResponse:
     data = request.POST
     try:
         draft = services.draft_save(
@@ -313,7 +314,7 @@ def _draft_save(request: HttpRequest, access: selectors.SceneAccess) -> HttpResp
         problem = None
     except ServiceError as exc:
         draft, problem = None, " ".join(exc.messages)
-    if _is_htmx(request):
+    if is_htmx(request):
         return render(
             request,
             SCENE_TEMPLATE + "#draft_status",
@@ -331,7 +332,7 @@ def draft_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Save the post being written (htmx, while typing). Answers the small status fragment."""
     if not request.user.is_authenticated:
         return _to_login(request, slug, pk)
-    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    access = scene_access.access_scene(request.user, pk, slug=slug)
     if not access.can_post:
         return HttpResponseForbidden(_("You cannot write in this scene."))
     return _draft_save(request, access)
@@ -341,7 +342,7 @@ def draft_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def roll_chance(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The exact chance of the action roll being prepared (htmx fragment). Source: RULES.md R3,
     R9."""
-    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
+    access = scene_access.access_scene(request.user, pk, slug=slug)
     if not access.can_post:
         return HttpResponseForbidden(_("You cannot write in this scene."))
 
@@ -377,8 +378,8 @@ def roll_chance(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 def post_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """A post's permanent link: the scene page it is on, scrolled to it."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    post, access = selectors.post_get_for_user(campaign=campaign, pk=pk, user=request.user)
+    campaign = access_campaign(request.user, slug=slug)[0]
+    post, access = scene_access.access_post(request.user, pk, campaign=campaign)
     number = selectors.post_page_number(post, access.viewer)
     return redirect(f"{access.scene.get_absolute_url()}?page={number}#post-{post.pk}")
 
@@ -386,8 +387,8 @@ def post_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 def post_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Edit a post's text (its author); the rolls stay, a revision is kept."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    post, access = selectors.post_get_for_user(campaign=campaign, pk=pk, user=request.user)
+    campaign = access_campaign(request.user, slug=slug)[0]
+    post, access = scene_access.access_post(request.user, pk, campaign=campaign)
     view = selectors.post_view(post, access.viewer)
     if not view.can_edit:
         return HttpResponseForbidden(_("Only the author can edit a post."))
@@ -422,8 +423,8 @@ def post_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def post_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Delete a post (author or master): hidden from players, kept for the master with its
     rolls."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    post, access = selectors.post_get_for_user(campaign=campaign, pk=pk, user=request.user)
+    campaign = access_campaign(request.user, slug=slug)[0]
+    post, access = scene_access.access_post(request.user, pk, campaign=campaign)
     try:
         services.post_delete(post=post, user=request.user)
     except ServiceError as exc:
@@ -432,190 +433,16 @@ def post_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return redirect(access.scene.get_absolute_url())
 
 
-@login_required
-def post_revisions(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """Every revision of a post, newest first: the master only."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    post, access = selectors.post_get_for_user(campaign=campaign, pk=pk, user=request.user)
-    if not access.is_master:
-        raise Http404("No such page")
-    return render(
-        request,
-        "escenas/post_revisions.html",
-        {
-            "campaign": campaign,
-            "scene": access.scene,
-            "view": selectors.post_view(post, access.viewer),
-            "revisions": selectors.post_revisions(post),
-            "access": access,
-        },
-    )
-
-
-@login_required
-@require_POST
-def roll_threshold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master sets the threshold of a roll made without one (htmx: the post fragment)."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    post_roll = selectors.post_roll_get_for_master(campaign=campaign, pk=pk, user=request.user)
-    post, access = selectors.post_get_for_user(
-        campaign=campaign, pk=post_roll.post_id, user=request.user
-    )
-    form = forms.ThresholdForm(request.POST)
-    if form.is_valid():
-        try:
-            services.roll_threshold_set(
-                post_roll=post_roll,
-                master=request.user,
-                base_threshold=form.cleaned_data["base_threshold"],
-            )
-        except ServiceError as exc:
-            messages.error(request, " ".join(exc.messages))
-    else:
-        messages.error(request, _("The threshold must be a whole number from 0 to 100 (%)."))
-    if _is_htmx(request):
-        post, access = selectors.post_get_for_user(campaign=campaign, pk=post.pk, user=request.user)
-        return render(
-            request,
-            SCENE_TEMPLATE + "#post",
-            {
-                "view": selectors.post_view(post, access.viewer),
-                "campaign": campaign,
-                "access": access,
-            },
-        )
-    return redirect(post.get_absolute_url())
-
-
-@login_required
-@require_POST
-def roll_request_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master asks a participant for a roll."""
-    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
-    if not access.is_master:
-        raise Http404("No such page")
-    traits = selectors.campaign_traits_for_rolls(access)
-    form = forms.RollRequestForm(request.POST, access=access, traits=traits)
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            services.roll_request_create(
-                access=access,
-                master=request.user,
-                character=form.characters[data["character"]],
-                trait=form.traits[data["trait"]],
-                base_threshold=data.get("base_threshold"),
-                reason=data.get("reason") or "",
-                hidden=bool(data.get("hidden")),
-            )
-        except ServiceError as exc:
-            messages.error(request, " ".join(exc.messages))
-        else:
-            messages.success(request, _("Roll requested."))
-    else:
-        messages.error(
-            request, _("Check the roll request: %(errors)s") % {"errors": form.errors.as_text()}
-        )
-    return redirect(access.scene.get_absolute_url() + "#requests")
-
-
-@login_required
-@require_POST
-def roll_request_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master withdraws a pending roll request."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    roll_request = selectors.roll_request_get(campaign=campaign, pk=pk)
-    try:
-        services.roll_request_cancel(request=roll_request, master=request.user)
-    except ServiceError:
-        raise Http404("No such request") from None
-    messages.success(request, _("Roll request withdrawn."))
-    return redirect(roll_request.scene.get_absolute_url() + "#requests")
-
-
-# --- Scenes (master) -----------------------------------------------------------------------------
-
-
-@login_required
-def scene_create(request: HttpRequest, slug: str) -> HttpResponse:
-    """The master creates a story scene or a master-notes scene."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    viewer = selectors.viewer_for(campaign, request.user)
-    if not viewer.is_master:
-        raise Http404("No such page")
-    form = forms.SceneForm(request.POST or None, campaign=campaign)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            scene = services.scene_create(
-                campaign=campaign,
-                master=request.user,
-                kind=data["kind"],
-                title=data["title"],
-                summary=data["summary"],
-                readers=data["readers"],
-                participants=data["participants"],
-            )
-        except ServiceError as exc:
-            add_service_errors(form, exc)
-        else:
-            messages.success(request, _("Scene created."))
-            return redirect(scene)
-    return render(request, "escenas/scene_form.html", {"campaign": campaign, "form": form})
-
-
-@login_required
-def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master changes a scene's title, summary, readers and participants."""
-    access = selectors.scene_for_slug_and_user(slug=slug, pk=pk, user=request.user)
-    if not access.is_master:
-        raise Http404("No such page")
-    scene = access.scene
-    form = forms.SceneForm(
-        request.POST or None,
-        campaign=scene.campaign,
-        editing=True,
-        initial={
-            "title": scene.title,
-            "summary": scene.summary,
-            "readers": scene.readers,
-            "participants": list(scene.participants.all()),
-        },
-    )
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            services.scene_update(
-                scene=scene,
-                master=request.user,
-                title=data["title"],
-                summary=data["summary"],
-                readers=data["readers"],
-                participants=data["participants"],
-            )
-        except ServiceError as exc:
-            add_service_errors(form, exc)
-        else:
-            messages.success(request, _("Scene saved."))
-            return redirect(scene)
-    return render(
-        request,
-        "escenas/scene_form.html",
-        {"campaign": scene.campaign, "form": form, "scene": scene},
-    )
-
-
 def diary(request: HttpRequest, slug: str, character: int) -> HttpResponse:
     """A character's diary (its player and the master): created if missing, then shown."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    target = selectors.diary_character_get(campaign=campaign, pk=character, user=request.user)
+    campaign = access_campaign(request.user, slug=slug)[0]
+    target = scene_access.access_diary(request.user, character, campaign=campaign)
     return redirect(services.diary_scene_for(target))
 
 
 def search(request: HttpRequest, slug: str) -> HttpResponse:
     """Search the campaign's posts the visitor may read."""
-    campaign = campaign_get_for_user(slug=slug, user=request.user)
-    viewer = selectors.viewer_for(campaign, request.user)
+    campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
     form = forms.SearchForm(request.GET or None)
     query = form.cleaned_data["q"] if form.is_valid() else ""
     results = [

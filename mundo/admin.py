@@ -4,6 +4,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from mundo import services
+from mundo.admin_scope import CampaignScopedAdmin, ScopedTabularInline
 from mundo.models import (
     Campaign,
     DayTick,
@@ -21,20 +22,21 @@ from mundo.selectors import settlement_status
 from nucleo.errors import ServiceError
 
 
-class SettlementInline(admin.TabularInline):
+class SettlementInline(ScopedTabularInline):
     model = Settlement
     extra = 0
     prepopulated_fields = {"slug": ("name",)}
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(ScopedTabularInline):
     model = Membership
     extra = 0
     autocomplete_fields = ["user"]
 
 
 @admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
+class CampaignAdmin(CampaignScopedAdmin):
+    campaign_path = "pk"
     # The "advance day" action is added by partida.admin (the tick composes every app).
     list_display = ["name", "current_day", "current_date", "schedule", "tick_time", "time_zone"]
     list_filter = ["is_public", "schedule"]
@@ -43,13 +45,18 @@ class CampaignAdmin(admin.ModelAdmin):
     readonly_fields = ["created_at"]
     inlines = [MembershipInline, SettlementInline]
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # A campaign is made on its page (mundo.services.campaign_create makes its master);
+        # one added here would have no master and vanish from its maker's admin.
+        return request.user.is_superuser
+
     @admin.display(description=_("current date"))
     def current_date(self, obj: Campaign) -> str:
         return obj.current_date.isoformat()
 
 
 @admin.register(Settlement)
-class SettlementAdmin(admin.ModelAdmin):
+class SettlementAdmin(CampaignScopedAdmin):
     list_display = [
         "name",
         "campaign",
@@ -71,7 +78,7 @@ class SettlementAdmin(admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(CampaignScopedAdmin):
     list_display = ["user", "campaign", "role", "joined_at"]
     list_filter = ["role", "campaign"]
     list_select_related = ["user", "campaign"]
@@ -80,7 +87,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(Invitation)
-class InvitationAdmin(admin.ModelAdmin):
+class InvitationAdmin(CampaignScopedAdmin):
     list_display = [
         "campaign",
         "created_by",
@@ -110,7 +117,8 @@ def _run_each(
 
 
 @admin.register(Location)
-class LocationAdmin(admin.ModelAdmin):
+class LocationAdmin(CampaignScopedAdmin):
+    campaign_path = "settlement__campaign"
     list_display = ["name", "settlement", "kind", "shop_type", "discovered_day", "searched_day"]
     list_filter = ["kind", "shop_type", "settlement__campaign"]
     list_select_related = ["settlement"]
@@ -145,7 +153,7 @@ class LocationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Grid)
-class GridAdmin(admin.ModelAdmin):
+class GridAdmin(CampaignScopedAdmin):
     list_display = ["__str__", "campaign", "power_on", "power_cut_day", "water_on", "water_cut_day"]
     list_filter = ["campaign", "power_on", "water_on"]
     list_select_related = ["campaign", "settlement"]
@@ -171,7 +179,7 @@ class GridAdmin(admin.ModelAdmin):
         )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(CampaignScopedAdmin):
     """Records written by the tick or by rolls: readable, never edited by hand."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -183,6 +191,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(GridDay)
 class GridDayAdmin(ReadOnlyAdmin):
+    campaign_path = "grid__campaign"
     list_display = ["grid", "day", "probability", "power_die", "water_die", "power_on", "water_on"]
     list_filter = ["grid__campaign"]
     list_select_related = ["grid__settlement"]
@@ -197,6 +206,7 @@ class WeatherRecordAdmin(ReadOnlyAdmin):
 
 @admin.register(SettlementDay)
 class SettlementDayAdmin(ReadOnlyAdmin):
+    campaign_path = "settlement__campaign"
     list_display = ["settlement", "day", "zombies", "survivors", "risen"]
     list_filter = ["settlement__campaign"]
     list_select_related = ["settlement"]

@@ -1,12 +1,12 @@
 """REST API of the world: campaigns and settlements, and the API's shared building blocks.
 
-Views are thin: every campaign is fetched through ``mundo.selectors.campaign_get_for_user`` (the
+Views are thin: every campaign is fetched through ``mundo.access.access_campaign`` (the
 pages' own check), so the API shows exactly what the pages show to the same person. The pieces
 every app's ``api.py`` shares live here because ``mundo`` is the lowest app (personajes and
 escenas may import it, not the other way round): ``StrictSerializer`` (unknown or read-only
 keys are refused with 400 naming them), the pagination, and the documented error responses.
 
-Source: RULES.md R17 (population), R18 (cells, p per cell); issue 6.
+Source: RULES.md R17 (population), R18 (cells, p per cell).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics, pagination, serializers
 
-from mundo import selectors
+from mundo import access, selectors
 from mundo.models import Campaign, Grid, Membership, WeatherRecord
 from nucleo.users import AnyUser
 
@@ -97,9 +97,9 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
 
 
 def campaigns_for_api(user: AnyUser) -> QuerySet[Campaign]:
-    """The campaigns ``user`` may read (``selectors.campaigns_visible_to``), annotated with
+    """The campaigns ``user`` may read (``access.campaigns_visible_to``), annotated with
     ``my_role`` (master, player or None), ordered by name. One query."""
-    qs = selectors.campaigns_visible_to(user)
+    qs = access.campaigns_visible_to(user)
     if user.is_authenticated:
         role = Membership.objects.filter(campaign=OuterRef("pk"), user=user).values("role")[:1]
         qs = qs.annotate(my_role=Subquery(role))
@@ -291,8 +291,8 @@ class CampaignDetailView(generics.RetrieveAPIView):
     lookup_field = "slug"
 
     def get_object(self) -> Campaign:
-        campaign = selectors.campaign_get_for_user(slug=self.kwargs["slug"], user=self.request.user)
-        campaign.my_role = selectors.campaign_role(campaign, self.request.user)
+        campaign, viewer = access.access_campaign(self.request.user, slug=self.kwargs["slug"])
+        campaign.my_role = viewer.role
         return campaign
 
 
@@ -345,8 +345,8 @@ class _CampaignChildView(generics.GenericAPIView):
 
     def campaign(self) -> Campaign:
         if not hasattr(self, "_campaign"):
-            self._campaign = selectors.campaign_get_for_user(
-                slug=self.kwargs["slug"], user=self.request.user
+            self._campaign, _viewer = access.access_campaign(
+                self.request.user, slug=self.kwargs["slug"]
             )
         return self._campaign
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from mundo.access import require_master
 from mundo.models import Campaign, RuleChange
-from mundo.services import is_master
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock
 from nucleo.users import AnyUser
@@ -301,13 +301,6 @@ def _named_field(exc: RulesError, known: Sequence[str]) -> str | None:
     return None
 
 
-def _require_master(campaign: Campaign, user: AnyUser) -> None:
-    # The one master check of mundo's services (superusers included), until access moves to
-    # one module per app.
-    if not is_master(campaign, user):
-        raise ServiceError(_("Only the campaign's master can change its rules."))
-
-
 def _log(campaign: Campaign, user: AnyUser, group: str, changes: list[dict[str, Any]]) -> Any:
     return RuleChange.objects.create(
         campaign=campaign,
@@ -326,7 +319,7 @@ def rule_settings_save(
     when nothing changed. Raises ServiceError ``{field: message}`` for a bad value (nothing is
     saved then) and for a user who is not the campaign's master. Source: RULES.md principle 1.
     """
-    _require_master(campaign, user)
+    require_master(campaign, user, _("Only the campaign's master can change its rules."))
     known = [name for name in values]
     with campaign_lock(campaign.pk) as locked:
         before = locked.rules.to_dict()
@@ -355,7 +348,7 @@ def rule_table_save(
     path, e.g. ``supplies.bands[1].max_pct``), nothing saved then; and for a user who is not the
     campaign's master. Source: RULES.md principle 1, R11, R19–R23.
     """
-    _require_master(campaign, user)
+    require_master(campaign, user, _("Only the campaign's master can change its rules."))
     if table not in TABLE_NAMES:
         raise ServiceError(_("There is no such table."))
     with campaign_lock(campaign.pk) as locked:

@@ -1,7 +1,8 @@
-"""Reads of the world, with their permission checks and the rules they compute.
+"""Reads of the world and the rules they compute.
 
-``campaign_get_for_user`` is the one permission-checked fetch of a campaign: pages, API, feeds
-and e-mails all go through it, so every surface shows the same thing to the same person.
+Who may read which campaign is decided in ``mundo.access`` (``access_campaign``): pages, API,
+feeds and e-mails fetch the campaign there first, so every surface shows the same thing to the
+same person; the reads here take a campaign already checked.
 """
 
 from __future__ import annotations
@@ -9,23 +10,19 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
-from django.http import Http404
-
 from mundo.models import (
     Campaign,
     DayTick,
     Grid,
     GridDay,
     Location,
-    Membership,
     Settlement,
     SettlementDay,
     WeatherRecord,
     WorldRoll,
 )
 from mundo.schedule import due_slot
-from nucleo.users import AnyUser
+from nucleo.errors import NotFound
 from reglas.encounters import cells as cells_in_area
 from reglas.encounters import p_cell
 from reglas.population import (
@@ -36,54 +33,6 @@ from reglas.population import (
     population_curve,
 )
 from reglas.tables import EncounterTable
-
-
-def campaign_role(campaign: Campaign, user: AnyUser) -> str | None:
-    """The user's role in the campaign (``"master"``/``"player"``) or None (one query)."""
-    if not user.is_authenticated:
-        return None
-    return (
-        Membership.objects.filter(campaign=campaign, user=user)
-        .values_list("role", flat=True)
-        .first()
-    )
-
-
-def campaigns_visible_to(user: AnyUser) -> QuerySet[Campaign]:
-    """Campaigns the user may read: public ones, the ones they belong to, all for superusers."""
-    qs = Campaign.objects.all()
-    if user.is_authenticated and user.is_superuser:
-        return qs
-    if user.is_authenticated:
-        return qs.filter(Q(is_public=True) | Q(memberships__user=user)).distinct()
-    return qs.filter(is_public=True)
-
-
-def campaign_get_for_user(*, slug: str, user: AnyUser) -> Campaign:
-    """The campaign with this slug if the user may read it.
-
-    Raises Http404 when it does not exist or the user may not read it (a private campaign's
-    existence is not revealed).
-    """
-    try:
-        return campaigns_visible_to(user).get(slug=slug)
-    except Campaign.DoesNotExist:
-        raise Http404("No such campaign") from None
-
-
-def campaign_get_for_master(*, slug: str, user: AnyUser) -> Campaign:
-    """The campaign with this slug if ``user`` is its master; Http404 otherwise.
-
-    Players get 404 too: master pages do not reveal themselves.
-    """
-    if not user.is_authenticated:
-        raise Http404("No such campaign")
-    try:
-        return Campaign.objects.get(
-            slug=slug, memberships__user=user, memberships__role=Membership.Role.MASTER
-        )
-    except Campaign.DoesNotExist:
-        raise Http404("No such campaign") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,11 +101,11 @@ def settlements_with_status(campaign: Campaign) -> list[SettlementStatus]:
 
 
 def settlement_get(*, campaign: Campaign, slug: str) -> Settlement:
-    """The campaign's settlement with this slug; Http404 if there is none."""
+    """The campaign's settlement with this slug; ``NotFound`` if there is none."""
     try:
         return Settlement.objects.select_related("campaign").get(campaign=campaign, slug=slug)
     except Settlement.DoesNotExist:
-        raise Http404("No such settlement") from None
+        raise NotFound("No such settlement") from None
 
 
 def settlement_curve(settlement: Settlement, first_day: int, last_day: int) -> list[Population]:

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
+from mundo.access import require_master
 from mundo.models import (
     Campaign,
     Grid,
@@ -91,10 +92,7 @@ def invitation_create(
     Raises ServiceError when ``created_by`` is not the campaign's master, or when a reusable
     invitation has no expiry (an open door forever is refused), or ``valid_days`` < 1.
     """
-    if not Membership.objects.filter(
-        campaign=campaign, user=created_by, role=Membership.Role.MASTER
-    ).exists():
-        raise ServiceError(_("Only the campaign's master can invite players."))
+    require_master(campaign, created_by, _("Only the campaign's master can invite players."))
     if valid_days is not None and valid_days < 1:
         raise ServiceError({"valid_days": _("An invitation must be valid for at least 1 day.")})
     if not single_use and valid_days is None:
@@ -149,30 +147,13 @@ def invitation_accept(*, token: str, user: AbstractBaseUser) -> Membership:
 
 def invitation_revoke(*, invitation: Invitation, user: AbstractBaseUser) -> None:
     """Revoke an invitation. Raises ServiceError unless ``user`` is the campaign's master."""
-    if not Membership.objects.filter(
-        campaign=invitation.campaign_id, user=user, role=Membership.Role.MASTER
-    ).exists():
-        raise ServiceError(_("Only the campaign's master can revoke invitations."))
+    require_master(
+        invitation.campaign_id, user, _("Only the campaign's master can revoke invitations.")
+    )
     Invitation.objects.filter(pk=invitation.pk).update(revoked=True)
 
 
 # --- the world: settlements, places, master actions (R16–R18, R22, R23) -----------------------
-
-
-def is_master(campaign: Campaign, user: AbstractBaseUser | None) -> bool:
-    """True when ``user`` is the campaign's master, or a superuser (the admin's operators)."""
-    if user is None or not user.is_authenticated:
-        return False
-    if getattr(user, "is_superuser", False):
-        return True
-    return Membership.objects.filter(
-        campaign=campaign, user=user, role=Membership.Role.MASTER
-    ).exists()
-
-
-def _require_master(campaign: Campaign, user: AbstractBaseUser | None) -> None:
-    if not is_master(campaign, user):
-        raise ServiceError(_("Only the campaign's master can do that."))
 
 
 def _world_roll(
@@ -240,7 +221,7 @@ def settlement_create(
     Raises ServiceError (field errors, Spanish) otherwise; nothing is saved then.
     Source: RULES.md R17, R18.
     """
-    _require_master(campaign, user)
+    require_master(campaign, user)
     if growth_rate is None:
         growth_rate = campaign.rules.growth_rate
     _check_settlement_values(population=population, area_m2=area_m2, growth_rate=growth_rate)
@@ -280,7 +261,7 @@ def settlement_adjust(
     Applied on top of the curve, never below 0 (``reglas.population.apply_adjustments``).
     Raises ServiceError for a negative count; nothing changes then. Source: RULES.md R17.
     """
-    _require_master(settlement.campaign, user)
+    require_master(settlement.campaign, user)
     values = {
         "zombies_destroyed": zombies_destroyed,
         "survivors_rescued": survivors_rescued,
@@ -320,7 +301,7 @@ def location_create(
     Raises ServiceError (Spanish) for a shop without type, a type on a non-shop, a negative
     distance or an unknown kind; nothing is saved then.
     """
-    _require_master(settlement.campaign, user)
+    require_master(settlement.campaign, user)
     if latrine_distance_m is not None and (
         not math.isfinite(latrine_distance_m) or latrine_distance_m < 0
     ):
@@ -353,7 +334,7 @@ def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> World
     not a shop or was already discovered (the stock is never re-rolled). Source: RULES.md R23.
     """
     campaign = location.settlement.campaign
-    _require_master(campaign, user)
+    require_master(campaign, user)
     # Every world write locks the campaign first (the tick does too): a master's roll never
     # lands on a day the tick is closing.
     with campaign_lock(campaign.pk) as campaign:
@@ -402,7 +383,7 @@ def location_search(*, location: Location, user: AbstractBaseUser | None) -> Wor
     Source: RULES.md R22.
     """
     campaign = location.settlement.campaign
-    _require_master(campaign, user)
+    require_master(campaign, user)
     # Every world write locks the campaign first (the tick does too): a master's roll never
     # lands on a day the tick is closing.
     with campaign_lock(campaign.pk) as campaign:
@@ -446,7 +427,7 @@ def route_check(
     Source: RULES.md R18.
     """
     campaign = settlement.campaign
-    _require_master(campaign, user)
+    require_master(campaign, user)
     if not isinstance(path_m, int | float) or not math.isfinite(path_m) or path_m < 0:
         raise ServiceError({"path_m": _("The route length cannot be negative.")})
     try:
@@ -512,7 +493,7 @@ def utility_restore(
     was chosen is already on. Source: RULES.md R16.
     """
     campaign = grid.campaign
-    _require_master(campaign, user)
+    require_master(campaign, user)
     if not power and not water:
         raise ServiceError(_("Choose power, water or both."))
     # Every world write locks the campaign first (the tick does too): a master's roll never
@@ -558,7 +539,7 @@ def campaign_schedule_set(
 
     Raises ServiceError for an unknown schedule. Source: DESIGN.md "Time".
     """
-    _require_master(campaign, user)
+    require_master(campaign, user)
     if schedule not in Campaign.Schedule.values:
         raise ServiceError({"schedule": _("Unknown schedule.")})
     changes: dict[str, object] = {"schedule": schedule}

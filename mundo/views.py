@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from mundo import charts, forms, rules, selectors, services
+from mundo import access, charts, forms, rules, selectors, services
 from mundo.models import Campaign, Invitation, Location, WorldRoll
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
@@ -21,19 +21,19 @@ CURVE_DAYS = 30
 
 def campaign_list(request: HttpRequest) -> HttpResponse:
     """The campaigns the visitor may read (public ones, and their own when signed in)."""
-    campaigns = selectors.campaigns_visible_to(request.user).order_by("name")
+    campaigns = access.campaigns_visible_to(request.user).order_by("name")
     return render(request, "mundo/campaign_list.html", {"campaigns": campaigns})
 
 
 def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """A campaign: its day and date, and its settlements with today's population (R17, R18)."""
-    campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
+    campaign, viewer = access.access_campaign(request.user, slug=slug)
     return render(
         request,
         "mundo/campaign_detail.html",
         {
             "campaign": campaign,
-            "role": selectors.campaign_role(campaign, request.user),
+            "role": viewer.role,
             "statuses": selectors.settlements_with_status(campaign),
             "world": selectors.world_on(campaign, campaign.current_day),
         },
@@ -42,7 +42,7 @@ def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 def settlement_detail(request: HttpRequest, slug: str, settlement: str) -> HttpResponse:
     """A settlement: today's figures and the population curve over days 0–30 (SVG + table)."""
-    campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
+    campaign = access.access_campaign(request.user, slug=slug)[0]
     place = selectors.settlement_get(campaign=campaign, slug=settlement)
     today = campaign.current_day
     last_day = max(CURVE_DAYS, today)
@@ -97,7 +97,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 @login_required
 def invitation_list(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's invitation links: create one (single use or expiring), revoke one."""
-    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     form = forms.InvitationCreateForm(request.POST or None)
     if request.method == "POST":
         if "revoke" in request.POST:
@@ -152,7 +152,7 @@ def invitation_detail(request: HttpRequest, token: str) -> HttpResponse:
             "campaign": invitation.campaign,
             "problem": problem,
             "already_member": request.user.is_authenticated
-            and selectors.campaign_role(invitation.campaign, request.user) is not None,
+            and access.campaign_role(invitation.campaign, request.user) is not None,
         },
         status=410 if problem else 200,
     )
@@ -239,7 +239,7 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's world page: settlements, places, grids, and the master's world actions
     (discover a shop R23, search a place R22, check a route R18, restore power or water R16),
     each roll shown with its dice. Only the campaign's master reaches it (404 otherwise)."""
-    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     action = request.POST.get("action") if request.method == "POST" else None
     world_forms = _world_forms(campaign, request.POST or None, action)
     if action is not None:
@@ -314,7 +314,7 @@ def rules_master(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's rules page: every setting by rule id (with its unit and default) and the
     campaign's tables as rows, each group saved on its own and logged (who, when, old → new).
     Only the campaign's master reaches it (404 otherwise). Source: RULES.md principle 1."""
-    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     action = request.POST.get("action", "") if request.method == "POST" else None
     settings_forms, table_forms = _rule_forms(campaign, request.POST or None, action)
     if action is not None:
@@ -351,7 +351,7 @@ def rules_master(request: HttpRequest, slug: str) -> HttpResponse:
 
 def day_list(request: HttpRequest, slug: str) -> HttpResponse:
     """The days the campaign has played, newest first, each linking to its history page."""
-    campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
+    campaign = access.access_campaign(request.user, slug=slug)[0]
     return render(
         request,
         "mundo/day_list.html",

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
-from rest_framework import generics, permissions, serializers, status
+from rest_framework import exceptions, generics, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.exceptions import ValidationError as DrfValidationError
 from rest_framework.request import Request
@@ -29,20 +29,29 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 import mundo.converters  # noqa: F401 — registers <id:…>
 from escenas import api as escenas_api
+from escenas import api_rolls as escenas_api_rolls
 from mundo import api as mundo_api
 from mundo.api import errors
+from nucleo.errors import Forbidden, NotFound
 from nucleo.serializers import StrictSerializer
 from partida import services
 from partida.models import ApiToken
 from personajes import api as personajes_api
+from personajes import api_diary as personajes_api_diary
 
 app_name = "v1"
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, plus: a Django ValidationError (a service's ``ServiceError``) is a 400
-    with its messages under their fields (``non_field_errors`` for a plain message)."""
-    if isinstance(exc, DjangoValidationError):
+    with its messages under their fields (``non_field_errors`` for a plain message); the access
+    errors are the API's 404 (``nucleo.errors.NotFound``: DRF's plain "not found" body, the same
+    for a missing and a hidden thing) and 403 (``Forbidden``, with its message)."""
+    if isinstance(exc, NotFound):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, Forbidden):
+        exc = exceptions.PermissionDenied(*exc.args)
+    elif isinstance(exc, DjangoValidationError):
         exc = DrfValidationError(detail=serializers.as_serializer_error(exc))
     return drf_exception_handler(exc, context)
 
@@ -226,27 +235,31 @@ urlpatterns = [
     ),
     path(
         "characters/<id:pk>/rolls/",
-        escenas_api.CharacterRollListView.as_view(),
+        escenas_api_rolls.CharacterRollListView.as_view(),
         name="character-roll-list",
     ),
-    path("characters/<id:pk>/diary/", personajes_api.DiaryView.as_view(), name="character-diary"),
+    path(
+        "characters/<id:pk>/diary/",
+        personajes_api_diary.DiaryView.as_view(),
+        name="character-diary",
+    ),
     path(
         "characters/<id:pk>/diary/posts/",
         escenas_api.DiaryPostListView.as_view(),
         name="character-diary-posts",
     ),
     # Rolls in posts follow the post: escenas.api extends personajes.api's sheet-roll rules.
-    path("rolls/<id:pk>/", escenas_api.RollDetailView.as_view(), name="roll-detail"),
+    path("rolls/<id:pk>/", escenas_api_rolls.RollDetailView.as_view(), name="roll-detail"),
     path(
         "rolls/<id:pk>/threshold/",
-        escenas_api.RollThresholdView.as_view(),
+        escenas_api_rolls.RollThresholdView.as_view(),
         name="roll-threshold",
     ),
     path("campaigns/<slug:slug>/scenes/", escenas_api.SceneListView.as_view(), name="scene-list"),
     path("scenes/<id:pk>/posts/", escenas_api.ScenePostListView.as_view(), name="scene-posts"),
     path(
         "scenes/<id:pk>/roll-requests/",
-        escenas_api.RollRequestListView.as_view(),
+        escenas_api_rolls.RollRequestListView.as_view(),
         name="scene-roll-requests",
     ),
 ]

@@ -19,7 +19,8 @@ from typing import Any
 
 from django.db import transaction
 
-from escenas import selectors, services
+from escenas import services
+from escenas.access import access_scene
 from escenas.models import RollRequest, Scene
 from mundo.models import Campaign, Membership
 from personajes.models import Character, Trait
@@ -49,7 +50,7 @@ def _approved(campaign: Campaign, username: str) -> Character | None:
 
 
 def _post(scene: Scene, user: Any, key: str, **kwargs: Any) -> Any:
-    access = selectors.scene_get_for_user(campaign=scene.campaign, pk=scene.pk, user=user)
+    access = access_scene(user, scene.pk, campaign=scene.campaign)
     return services.post_create(access=access, author=user, idempotency_key=key, **kwargs)[0]
 
 
@@ -224,7 +225,7 @@ def _story_roll_request(campaign: Campaign, story: Scene, *, master: Any, tomas:
         and not RollRequest.objects.filter(scene=story, character=tomas, reason=reason).exists()
     ):
         services.roll_request_create(
-            access=selectors.scene_get_for_user(campaign=campaign, pk=story.pk, user=master),
+            access=access_scene(master, story.pk, campaign=campaign),
             master=master,
             character=tomas,
             trait=sigilo,

@@ -37,7 +37,7 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 3600 if HTTPS else 0)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "partida.admin_apps.PartidaAdminConfig",  # django.contrib.admin, the masters' site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "partida.middleware.AccessErrorMiddleware",
 ]
 
 ROOT_URLCONF = "partida.urls"

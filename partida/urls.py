@@ -10,6 +10,7 @@ from partida import accounts, profile, views, world_views
 
 urlpatterns = [
     path("salud/", views.health, name="health"),
+    # admin.site is partida.admin_site.PartidaAdminSite (partida.admin_apps): masters sign in.
     path("admin/", admin.site.urls),
     # The daily tick and the master's day pages (partida composes mundo and personajes).
     path("partidas/<slug:slug>/avanzar/", world_views.advance_day_view, name="advance_day"),

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from mundo import selectors
+from mundo.access import access_campaign
 from mundo.models import DayTick
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
@@ -39,7 +40,7 @@ def advance_day_view(request: HttpRequest, slug: str) -> HttpResponse:
     from partida import tasks, tick  # the tick imports every app: loaded on use
     from personajes.models import Character
 
-    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    campaign = access_campaign(request.user, slug=slug, master=True)[0]
     try:
         expected = int(request.POST.get("expected_day", campaign.current_day))
     except ValueError:
@@ -73,7 +74,7 @@ def advance_day_view(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def advance_status(request: HttpRequest, slug: str) -> HttpResponse:
     """The htmx fragment polled while a queued tick runs: done once the day moved."""
-    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    campaign = access_campaign(request.user, slug=slug, master=True)[0]
     try:
         expected = int(request.GET.get("day", campaign.current_day))
     except ValueError:
@@ -94,7 +95,7 @@ def campaign_day(request: HttpRequest, slug: str, day: int) -> HttpResponse:
     Deaths are public news: everyone who reads the campaign sees who died and how."""
     from personajes.models import DiaryEntry
 
-    campaign = selectors.campaign_get_for_user(slug=slug, user=request.user)
+    campaign, viewer = access_campaign(request.user, slug=slug)
     if day < 0 or day > campaign.current_day:
         raise Http404("No such day")
     history = selectors.day_history(campaign, day)
@@ -103,7 +104,7 @@ def campaign_day(request: HttpRequest, slug: str, day: int) -> HttpResponse:
         .select_related("character")
         .order_by("character__name")
     )
-    if selectors.campaign_role(campaign, request.user) == "master":
+    if viewer.is_master:
         entries = day_entries
     else:
         entries = [e for e in day_entries if e.character.player_id == request.user.pk]
@@ -129,7 +130,7 @@ def day_record(request: HttpRequest, slug: str) -> HttpResponse:
     from partida.forms import DayRecordForm
     from personajes import days
 
-    campaign = selectors.campaign_get_for_master(slug=slug, user=request.user)
+    campaign = access_campaign(request.user, slug=slug, master=True)[0]
     form = DayRecordForm(request.POST or None, campaign=campaign)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)

@@ -21,7 +21,8 @@ from django.http import HttpRequest
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from mundo.selectors import campaign_role
+from mundo.access import is_master
+from mundo.admin_scope import CampaignScopedAdmin, ScopedTabularInline
 from nucleo.errors import ServiceError
 from personajes.mapping import CONDITION_FIELDS
 from personajes.models import (
@@ -40,7 +41,9 @@ from personajes.services import sheet_master_edit, sheet_review
 
 
 def _is_master_of(character: Character, request: HttpRequest) -> bool:
-    return campaign_role(character.campaign, request.user) == "master"
+    # Membership decides, here too: a superuser who is not the master may look, not edit
+    # points or condition (those are logged as the master's changes).
+    return is_master(character.campaign_id, request.user)
 
 
 def _admin_reason() -> str:
@@ -79,7 +82,7 @@ class TraitValueFormSet(BaseInlineFormSet):
             )
 
 
-class TraitValueInline(admin.TabularInline):
+class TraitValueInline(ScopedTabularInline):
     """Trait points. Saving goes through ``sheet_master_edit`` (see CharacterAdmin)."""
 
     model = TraitValue
@@ -99,7 +102,7 @@ class TraitValueInline(admin.TabularInline):
         return formset
 
 
-class InventoryItemInline(admin.TabularInline):
+class InventoryItemInline(ScopedTabularInline):
     model = InventoryItem
     extra = 0
     fields = ["item_type", "quantity"]
@@ -113,7 +116,7 @@ class InventoryItemInline(admin.TabularInline):
         return formset
 
 
-class SheetChangeInline(admin.TabularInline):
+class SheetChangeInline(ScopedTabularInline):
     """The change log, read-only (written by ``sheet_master_edit`` only)."""
 
     model = SheetChange
@@ -172,7 +175,7 @@ class CharacterAdminForm(forms.ModelForm):
 
 
 @admin.register(Character)
-class CharacterAdmin(admin.ModelAdmin):
+class CharacterAdmin(CampaignScopedAdmin):
     form = CharacterAdminForm
     list_display = [
         "name",
@@ -309,7 +312,7 @@ class CharacterAdmin(admin.ModelAdmin):
 
 
 @admin.register(Trait)
-class TraitAdmin(admin.ModelAdmin):
+class TraitAdmin(CampaignScopedAdmin):
     list_display = ["name", "slug", "campaign", "position", "dirt_sensitive"]
     list_editable = ["position", "dirt_sensitive"]
     list_filter = ["campaign", "dirt_sensitive"]
@@ -320,7 +323,7 @@ class TraitAdmin(admin.ModelAdmin):
 
 
 @admin.register(ItemType)
-class ItemTypeAdmin(admin.ModelAdmin):
+class ItemTypeAdmin(CampaignScopedAdmin):
     list_display = [
         "name",
         "campaign",
@@ -339,7 +342,8 @@ class ItemTypeAdmin(admin.ModelAdmin):
 
 
 @admin.register(InventoryItem)
-class InventoryItemAdmin(admin.ModelAdmin):
+class InventoryItemAdmin(CampaignScopedAdmin):
+    campaign_path = "character__campaign"
     list_display = ["character", "item_type", "quantity"]
     list_filter = ["item_type__kind", "character__campaign"]
     list_select_related = ["character", "item_type"]
@@ -347,7 +351,7 @@ class InventoryItemAdmin(admin.ModelAdmin):
     autocomplete_fields = ["character", "item_type"]
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(CampaignScopedAdmin):
     """A record: it can be looked at, never added, changed or deleted from the admin."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -362,6 +366,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(SheetChange)
 class SheetChangeAdmin(ReadOnlyAdmin):
+    campaign_path = "character__campaign"
     list_display = ["changed_at", "character", "field", "old_value", "new_value", "changed_by"]
     list_filter = ["character__campaign"]
     list_select_related = ["character", "changed_by"]
@@ -389,11 +394,12 @@ class RollAdmin(ReadOnlyAdmin):
     search_fields = ["character__name", "reason", "trait_name"]
 
 
-# --- the world's tick (issue 5): marked days, shelter stashes, diaries --------------------------
+# --- the world's tick: marked days, shelter stashes, diaries ----------------------------------
 
 
 @admin.register(DayRecord)
-class DayRecordAdmin(admin.ModelAdmin):
+class DayRecordAdmin(CampaignScopedAdmin):
+    campaign_path = "character__campaign"
     # Showers and water: the master's page (personajes.days.day_record_save) takes the 20 L;
     # an edit here only records what happened.
     list_display = ["character", "day", "sleep_h", "could_not_urinate", "got_dirty", "showered"]
@@ -404,7 +410,8 @@ class DayRecordAdmin(admin.ModelAdmin):
 
 
 @admin.register(ShelterStash)
-class ShelterStashAdmin(admin.ModelAdmin):
+class ShelterStashAdmin(CampaignScopedAdmin):
+    campaign_path = "shelter__settlement__campaign"
     list_display = ["shelter", "item_type", "quantity"]
     list_filter = ["shelter__settlement__campaign"]
     list_select_related = ["shelter", "item_type"]
@@ -412,6 +419,7 @@ class ShelterStashAdmin(admin.ModelAdmin):
 
 @admin.register(DiaryEntry)
 class DiaryEntryAdmin(ReadOnlyAdmin):
+    campaign_path = "character__campaign"
     list_display = ["character", "day", "date", "kcal_eaten", "water_l", "sleep_h", "status"]
     list_filter = ["character__campaign", "status"]
     list_select_related = ["character"]

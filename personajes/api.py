@@ -1,29 +1,23 @@
 """REST API of characters: sheets, condition with penalties, inventory, rolls and diaries.
 
-Every character is fetched through ``personajes.selectors.character_get_for_user`` and shown in
-full only when ``personajes.selectors.can_see_private`` says so (the owner, the campaign's
-master, superusers): the same two checks the sheet page makes. Others get the public part
+Every character is fetched through ``personajes.access.access_character`` and shown in full
+only when its ``private`` says so (the owner and the campaign's master): the same check the
+sheet page makes. Others get the public part
 (``CharacterPublicSerializer``), told apart by ``view`` = ``"public"`` or ``"private"``.
 
 Source: RULES.md R3 (rolls), R5 (sheet), R6–R10 and R12–R13 (condition, penalty, disease
-modifier), R25 (diary); issue 6.
+modifier), R25 (diary).
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-import django_filters
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Max, Q, QuerySet
-from django.http import Http404
-from django.utils.cache import get_conditional_response, patch_vary_headers
-from django.utils.http import http_date, quote_etag
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import (
-    OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
@@ -33,20 +27,13 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from mundo import selectors as mundo_selectors
+from mundo.access import access_campaign
 from mundo.api import PageNumberPagination, errors
-from mundo.models import Campaign, DayTick, Membership
 from nucleo.serializers import StrictSerializer
 from personajes import selectors
-from personajes.models import Character, DiaryEntry, InventoryItem, ItemType, Roll
+from personajes.access import access_character, characters_visible_in
+from personajes.models import Character, InventoryItem, ItemType, Roll
 from reglas.core import breakdown_total
-
-
-class DiaryPagination(PageNumberPagination):
-    """Diaries are long: 100 rows a page by default (``?page_size=`` up to 500)."""
-
-    page_size = 100
-
 
 # --- pieces ------------------------------------------------------------------------------------
 
@@ -339,8 +326,8 @@ CHARACTER_RESPONSE = PolymorphicProxySerializer(
 
 def character_for_api(pk: int | str, user: Any) -> tuple[Character, bool]:
     """The character through the pages' check and whether ``user`` sees it in full."""
-    character = selectors.character_get_for_user(pk=pk, user=user)
-    return character, selectors.can_see_private(character, user)
+    access = access_character(user, pk)
+    return access.character, access.private
 
 
 def private_character_for_api(pk: int | str, user: Any) -> Character:
@@ -352,18 +339,6 @@ def private_character_for_api(pk: int | str, user: Any) -> Character:
             raise NotAuthenticated()
         raise PermissionDenied(_("Only the character's player and the master see this."))
     return character
-
-
-def characters_visible_in(campaign: Campaign, user: Any) -> QuerySet[Character]:
-    """The campaign's characters ``user`` may see, as ``character_get_for_user`` decides one by
-    one: the master (and superusers) all of them; others the approved, dead and risen ones and
-    their own. ``player`` select_related; by name. One query (after the role's)."""
-    qs = Character.objects.filter(campaign=campaign).select_related("campaign", "player")
-    is_master = mundo_selectors.campaign_role(campaign, user) == Membership.Role.MASTER
-    if not (is_master or (user.is_authenticated and user.is_superuser)):
-        mine = Q(player=user) if user.is_authenticated else Q(pk__in=[])
-        qs = qs.filter(Q(status__in=selectors.PUBLIC_STATUSES) | mine)
-    return qs.order_by("name", "pk")
 
 
 @extend_schema(
@@ -383,10 +358,8 @@ class CampaignCharacterListView(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Character]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Character.objects.none()
-        campaign = mundo_selectors.campaign_get_for_user(
-            slug=self.kwargs["slug"], user=self.request.user
-        )
-        return characters_visible_in(campaign, self.request.user)
+        campaign, viewer = access_campaign(self.request.user, slug=self.kwargs["slug"])
+        return characters_visible_in(campaign, viewer)
 
 
 @extend_schema(
@@ -423,171 +396,6 @@ class CharacterDetailView(generics.GenericAPIView):
         character, private = character_for_api(pk, request.user)
         cls = CharacterPrivateSerializer if private else CharacterPublicSerializer
         return Response(cls(character, context={"request": request}).data)
-
-
-# --- diary (R25) -------------------------------------------------------------------------------
-
-
-class DiaryEntrySerializer(serializers.ModelSerializer):
-    """One row of the needs record (R25): what the daily tick did to the character that day.
-    Counters and the penalty are as the tick left them (they apply to the next day)."""
-
-    penalty_breakdown = ModifierSerializer(
-        many=True,
-        read_only=True,
-        help_text=gettext_lazy("The penalty's lines (R9), points in %."),
-    )
-    disease_breakdown = ModifierSerializer(
-        many=True,
-        read_only=True,
-        help_text=gettext_lazy("The disease probability's lines (R10), points in %."),
-    )
-
-    class Meta:
-        model = DiaryEntry
-        fields = [
-            "day",
-            "date",
-            "weather_label",
-            "min_temp_c",
-            "kcal_eaten",
-            "kcal_needed",
-            "water_l",
-            "water_needed_l",
-            "sleep_h",
-            "sleep_needed_h",
-            "hygiene_ok",
-            "hunger_days",
-            "thirst_days",
-            "fatigue_days",
-            "unhygienic_days",
-            "dirty",
-            "extra_dirt",
-            "disease_day",
-            "disease_duration",
-            "infection_day",
-            "infection_duration",
-            "penalty_total",
-            "penalty_breakdown",
-            "disease_p",
-            "disease_breakdown",
-            "disease_die",
-            "fell_ill",
-            "status",
-            "death_cause",
-        ]
-        read_only_fields = fields
-        extra_kwargs = {
-            "day": {"help_text": gettext_lazy("In-game day the row is about.")},
-            "date": {"help_text": gettext_lazy("Its calendar date (ISO 8601).")},
-            "weather_label": {"help_text": gettext_lazy("The day's sky in words (R11).")},
-            "min_temp_c": {"help_text": gettext_lazy("The day's minimum temperature, °C.")},
-            "kcal_eaten": {"help_text": gettext_lazy("Food eaten, kcal (R6, R15).")},
-            "kcal_needed": {"help_text": gettext_lazy("Food needed, kcal (default 2000).")},
-            "water_l": {"help_text": gettext_lazy("Water drunk, L.")},
-            "water_needed_l": {"help_text": gettext_lazy("Water needed, L (default 2).")},
-            "sleep_h": {"help_text": gettext_lazy("Sleep, h.")},
-            "sleep_needed_h": {"help_text": gettext_lazy("Sleep needed, h (default 6).")},
-            "hygiene_ok": {"help_text": gettext_lazy("Adequate hygiene that day (R7).")},
-            "hunger_days": {"help_text": gettext_lazy("Consecutive hungry days (R6).")},
-            "thirst_days": {"help_text": gettext_lazy("Consecutive thirsty days (R6).")},
-            "fatigue_days": {"help_text": gettext_lazy("Consecutive days short of sleep (R6).")},
-            "unhygienic_days": {
-                "help_text": gettext_lazy("Consecutive days without adequate hygiene (R7).")
-            },
-            "dirty": {"help_text": gettext_lazy("Dirty (R8).")},
-            "extra_dirt": {"help_text": gettext_lazy("Extra dirt (R8).")},
-            "disease_day": {"help_text": gettext_lazy("Day x of the disease; 0 = healthy.")},
-            "disease_duration": {"help_text": gettext_lazy("Length of the disease, days.")},
-            "infection_day": {"help_text": gettext_lazy("Day x of the infection; 0 = none.")},
-            "infection_duration": {"help_text": gettext_lazy("Length of the infection, days.")},
-            "penalty_total": {"help_text": gettext_lazy("Action penalty, points (%) (R9).")},
-            "disease_p": {
-                "help_text": gettext_lazy(
-                    "Chance of falling sick that day, % (R10); null if already sick."
-                )
-            },
-            "disease_die": {"help_text": gettext_lazy("The d100 rolled against it, or null.")},
-            "fell_ill": {"help_text": gettext_lazy("The die fell ill: die ≤ p.")},
-            "status": {"help_text": gettext_lazy("alive, sick, infected, dead or risen.")},
-            "death_cause": {"help_text": gettext_lazy("Cause of death (R14), if any.")},
-        }
-
-
-class DiaryFilter(django_filters.FilterSet):
-    """``?day_min=`` and ``?day_max=``: in-game days, inclusive."""
-
-    day_min = django_filters.NumberFilter(
-        field_name="day", lookup_expr="gte", label=gettext_lazy("First day (inclusive).")
-    )
-    day_max = django_filters.NumberFilter(
-        field_name="day", lookup_expr="lte", label=gettext_lazy("Last day (inclusive).")
-    )
-
-    class Meta:
-        model = DiaryEntry
-        fields: list[str] = []
-
-
-@extend_schema(
-    tags=["characters"],
-    summary="A character's diary (R25 rows)",
-    description="The needs record, one row per in-game day, oldest first: what was eaten "
-    "(kcal), drunk (L), slept (h), the counters, the penalty and the disease roll with their "
-    "breakdowns, the status. For the character's player and the master. Answers carry "
-    "``ETag`` and ``Last-Modified``: send them back as ``If-None-Match`` / "
-    "``If-Modified-Since`` and an unchanged diary answers 304 with no body.",
-    responses={
-        200: DiaryEntrySerializer(many=True),
-        304: OpenApiResponse(description="Not modified since the ETag or date sent."),
-        **errors(400, 403, 404),
-    },
-)
-class DiaryView(generics.ListAPIView):
-    """GET /api/v1/characters/{id}/diary/?day_min=&day_max= — with ETag / Last-Modified."""
-
-    serializer_class = DiaryEntrySerializer
-    pagination_class = DiaryPagination
-    filterset_class = DiaryFilter
-
-    def get_queryset(self) -> QuerySet[DiaryEntry]:
-        if getattr(self, "swagger_fake_view", False):  # schema generation
-            return DiaryEntry.objects.none()
-        return self.character.diary_entries.order_by("day")
-
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Any:
-        self.character = private_character_for_api(self.kwargs["pk"], request.user)
-        entries = self.filter_queryset(self.get_queryset())
-        # One aggregate: entries are written once per day by the tick (never edited), so the
-        # count, the last day and the last id change exactly when the diary does.
-        state = entries.aggregate(n=Count("pk"), last_day=Max("day"), last_id=Max("pk"))
-        version = (
-            f"{self.character.pk}:{state['n']}:{state['last_day']}:{state['last_id']}:"
-            f"{request.GET.urlencode()}"
-        )
-        etag = quote_etag(hashlib.sha256(version.encode()).hexdigest()[:32])
-        last_modified = None
-        if state["last_day"] is not None:
-            tick = (
-                DayTick.objects.filter(campaign_id=self.character.campaign_id)
-                .order_by("-day")
-                .values_list("created_at", flat=True)
-                .first()
-            )
-            last_modified = tick.timestamp() if tick else None
-        not_modified = get_conditional_response(
-            request._request, etag=etag, last_modified=last_modified
-        )
-        if not_modified is not None:
-            response: Any = Response(status=not_modified.status_code)
-        else:
-            response = super().list(request, *args, **kwargs)
-        response["ETag"] = etag
-        if last_modified is not None:
-            response["Last-Modified"] = http_date(last_modified)
-        response["Cache-Control"] = "private, no-cache"
-        patch_vary_headers(response, ("Authorization", "Cookie"))
-        return response
 
 
 # --- rolls -------------------------------------------------------------------------------------
@@ -691,33 +499,6 @@ class RollSerializer(serializers.ModelSerializer):
         return roll.trait.slug if roll.trait else None
 
 
-def roll_get_for_user(*, pk: int | str, user: Any) -> Roll:
-    """The roll if ``user`` may see it: a character's roll whoever sees that character in full
-    (``can_see_private``: its player, the master, superusers); a roll without a character its
-    maker and the master. Http404 otherwise (its existence is not revealed).
-
-    Read-only helper (personajes.selectors has no single-roll fetch); rolls in posts follow the
-    post's visibility in ``escenas.api``.
-    """
-    try:
-        roll = Roll.objects.select_related(
-            "campaign", "character__campaign", "made_by", "trait"
-        ).get(pk=pk)
-    except (Roll.DoesNotExist, ValueError, TypeError):
-        raise Http404("No such roll") from None
-    if roll.character is not None:
-        if selectors.can_see_private(roll.character, user):
-            return roll
-        raise Http404("No such roll")
-    if user.is_authenticated and (
-        user.is_superuser
-        or roll.made_by_id == user.pk
-        or mundo_selectors.campaign_role(roll.campaign, user) == Membership.Role.MASTER
-    ):
-        return roll
-    raise Http404("No such roll")
-
-
 class ThresholdSerializer(StrictSerializer):
     """The base threshold the master gives an action roll made without one."""
 
@@ -731,11 +512,9 @@ class ThresholdSerializer(StrictSerializer):
 __all__ = [
     "CampaignCharacterListView",
     "CharacterDetailView",
-    "DiaryView",
     "MyCharacterListView",
     "RollSerializer",
     "ThresholdSerializer",
     "character_for_api",
     "private_character_for_api",
-    "roll_get_for_user",
 ]

@@ -13,8 +13,8 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext as _
 
+from mundo.access import is_master
 from mundo.models import Campaign, Grid, Location
-from mundo.services import is_master
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, campaign_locked, lock_row, lock_rows
 from personajes.models import Character, DayRecord, InventoryItem, ItemType, ShelterStash

@@ -22,6 +22,7 @@ import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext as _
 
+from mundo.access import is_master
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from nucleo.ledger import USER_SUBJECT_OFFSET, roll_record
@@ -31,7 +32,6 @@ from personajes.mapping import condition_state
 from personajes.models import Character, Roll, Trait, TraitValue
 from personajes.services import (
     REASON_MAX_LENGTH,
-    _is_master,
     _lock_character,
     by_character,
     clean_reason,
@@ -78,7 +78,7 @@ def roll_action_for_character(
     locked = _lock_character(character)
     campaign = locked.campaign
     is_owner = made_by is not None and made_by.is_authenticated and made_by.pk == locked.player_id
-    if not is_owner and not _is_master(campaign.pk, made_by):
+    if not is_owner and not is_master(campaign.pk, made_by):
         raise ServiceError(
             _("Only the character's player or the campaign's master can roll for it.")
         )
@@ -150,7 +150,7 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
     threshold = parse_threshold(base_threshold, required=True)
     assert threshold is not None
     stored = Roll.objects.get(pk=roll.pk)
-    if not _is_master(stored.campaign_id, master):
+    if not is_master(stored.campaign_id, master):
         raise ServiceError(_("Only the campaign's master can set a roll's threshold."))
     if stored.kind != Roll.Kind.ACTION or stored.trait_value is None:
         raise ServiceError(_("Only an action roll takes a threshold."))

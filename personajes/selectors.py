@@ -1,27 +1,20 @@
-"""Reads of characters, with their permission checks and the rule numbers pages show.
+"""Reads of characters and the rule numbers pages show.
 
-``character_get_for_user`` is the one permission-checked fetch of a character: pages, API,
-feeds and e-mails all go through it. ``can_see_private`` decides how much of it they show.
-
-Who sees what (RULES.md R5; DESIGN.md "Who uses it"):
-- the owner, the campaign's master and superusers: everything, at every status;
-- anyone who may read the campaign (``mundo.selectors.campaigns_visible_to``): approved, dead
-  and risen characters, public part only (name, concept, portrait, status, traits);
-- nobody else: drafts and submitted sheets are between the player and the master.
+Who may see which character, and how much of it, is decided in ``personajes.access``
+(``access_character``, ``can_see_private``): fetch through it first, then read here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AnonymousUser
 from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
-from django.http import Http404
 
-from mundo.models import Campaign, Membership
-from mundo.selectors import campaigns_visible_to
+from mundo.access import is_master
+from mundo.models import Campaign
 from nucleo.users import AnyUser
+from personajes import access
 from personajes.mapping import condition_state
 from personajes.models import Character, InventoryItem, Roll, SheetChange, Trait, TraitValue
 from reglas.characters import action_penalty
@@ -30,8 +23,7 @@ from reglas.dice import action_chance
 from reglas.health import DiseaseInputs, disease_probability
 from reglas.weather import season_for
 
-PUBLIC_STATUSES = (Character.Status.APPROVED, Character.Status.DEAD, Character.Status.RISEN)
-"""Statuses whose sheet anyone who may read the campaign may see."""
+PUBLIC_STATUSES = access.PUBLIC_STATUSES
 
 REFERENCE_THRESHOLD = 30
 """The threshold (%) of the success chance shown beside each trait: the rulebook's door."""
@@ -45,56 +37,13 @@ _STATUS_ORDER = {
 }
 
 
-def _is_private_viewer(character: Character, user: AnyUser | None) -> bool:
-    if user is None or not user.is_authenticated:
-        return False
-    if user.is_superuser or character.player_id == user.pk:
-        return True
-    # By campaign id: no query for the campaign row itself.
-    return Membership.objects.filter(
-        campaign_id=character.campaign_id, user=user, role=Membership.Role.MASTER
-    ).exists()
-
-
-def can_see_private(character: Character, user: AnyUser | None) -> bool:
-    """True when ``user`` sees the character in full: condition state, inventory, change
-    history and rolls. The owner, the campaign's master and superusers do; everyone else sees
-    name, concept, portrait, status and traits only. At most one query (the role).
-    Source: RULES.md R5.
-    """
-    return _is_private_viewer(character, user)
-
-
-def character_get_for_user(*, pk: int | str, user: AnyUser | None) -> Character:
-    """The character with this pk if ``user`` may see it, with ``campaign`` and ``player``
-    (select_related).
-
-    Owner, master and superusers see every status; anyone who may read the campaign sees
-    approved, dead and risen characters. Raises Http404 otherwise, and for a missing or
-    malformed pk (a hidden sheet's existence is not revealed). Two or three queries.
-    """
-    try:
-        character = Character.objects.select_related("campaign", "player").get(pk=pk)
-    except (Character.DoesNotExist, ValueError, TypeError):
-        raise Http404("No such character") from None
-    if _is_private_viewer(character, user):
-        return character
-    viewer = user if user is not None else AnonymousUser()
-    if (
-        character.status in PUBLIC_STATUSES
-        and campaigns_visible_to(viewer).filter(pk=character.campaign_id).exists()
-    ):
-        return character
-    raise Http404("No such character")
-
-
 def characters_for_master(*, campaign: Campaign) -> QuerySet[Character]:
     """Every character of the campaign for the master's list, in one query.
 
     select_related ``player``; annotated ``points`` (sum of trait points, 0 when none) and
     ``status_order`` (submitted first: they wait for the master; then draft, approved, dead,
     risen), ordered by it and the name. Status and condition counters are columns.
-    The caller checks the master (``mundo.selectors.campaign_get_for_master``).
+    The caller checks the master (``mundo.access.access_campaign(..., master=True)``).
     Source: RULES.md R5.
     """
     points = (
@@ -229,15 +178,7 @@ def character_rolls(character: Character, user: AnyUser | None) -> QuerySet[Roll
     hold on the sheet page, the roll page and the API alike.
     """
     rolls = Roll.objects.filter(character=character).select_related("made_by", "trait", "campaign")
-    if (
-        user is not None
-        and user.is_authenticated
-        and (
-            Membership.objects.filter(
-                campaign_id=character.campaign_id, user=user, role=Membership.Role.MASTER
-            ).exists()
-        )
-    ):
+    if is_master(character.campaign_id, user):
         return rolls
     hidden = Q(post_roll__hidden=True) | Q(post_roll__post__deleted_at__isnull=False)
     whisper = Q(post_roll__post__is_whisper=True)

@@ -30,6 +30,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from PIL import Image
 
+from mundo.access import is_master
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_locked, lock_row
@@ -78,15 +79,6 @@ _CONDITION_BOOLS = frozenset(
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def _is_master(campaign: Campaign | int, user: AnyUser | None) -> bool:
-    """True when ``user`` has the master role in the campaign (one query)."""
-    if user is None or not user.is_authenticated:
-        return False
-    return Membership.objects.filter(
-        campaign=campaign, user=user, role=Membership.Role.MASTER
-    ).exists()
 
 
 def _lock_character(character: Character) -> Character:
@@ -474,7 +466,7 @@ def sheet_review(
     """
     text = (comment or "").strip()
     locked = _lock_character(character)
-    if not _is_master(locked.campaign_id, master):
+    if not is_master(locked.campaign_id, master):
         raise ServiceError(_("Only the campaign's master can review sheets."))
     if locked.status != Character.Status.SUBMITTED:
         raise ServiceError(
@@ -558,7 +550,7 @@ def sheet_master_edit(
     """
     reason_text = clean_reason(reason)
     locked = _lock_character(character)
-    if not _is_master(locked.campaign_id, master):
+    if not is_master(locked.campaign_id, master):
         raise ServiceError(_("Only the campaign's master can change this sheet."))
 
     traits = campaign_traits(campaign=locked.campaign)

@@ -1,17 +1,19 @@
 """Pages of characters: the sheet builder, the sheet, the master's review and edit, action rolls
 from the sheet, and the lists (mine, and the master's of a campaign).
 
-Views stay thin: they fetch through permission-checked selectors, call one service, and put a
-``ServiceError``'s messages back on the form next to the field they are about. Who may do what:
+Views stay thin: they fetch through ``personajes.access``/``mundo.access``, call one service,
+and put a ``ServiceError``'s messages back on the form next to the field they are about. A
+``NotFound`` from the fetch is the 404 page and ``Forbidden`` the 403 page
+(``partida.middleware.AccessErrorMiddleware``). Who may do what:
 
 - builder (create): members of the campaign (master or player); others 403, or 404 when they
   may not even read the campaign.
 - builder (edit): the owner, while the sheet is a draft; 403 otherwise (404 when the sheet is
-  not visible to them at all, see ``selectors.character_get_for_user``).
-- sheet: whoever ``character_get_for_user`` lets see it; the private parts (condition,
-  inventory, history, rolls) only when ``selectors.can_see_private``.
+  not visible to them at all, see ``access.access_character``).
+- sheet: whoever ``access_character`` lets see it; the private parts (condition,
+  inventory, history, rolls) only when its ``private`` says so.
 - master pages (review, master edit, the campaign's list): the campaign's master; everyone else
-  404, as ``mundo.selectors.campaign_get_for_master`` does: master pages do not reveal themselves.
+  404, as ``access_campaign(..., master=True)`` does: master pages do not reveal themselves.
 - roll: the owner or the master; others who can see the sheet 403.
 """
 
@@ -25,35 +27,24 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from mundo import selectors as mundo_selectors
-from mundo.models import Campaign, Membership
+from mundo.access import access_campaign
+from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from personajes import forms, rolls, selectors, services
+from personajes.access import CharacterAccess, access_character
 from personajes.models import Character, Roll, SheetChange
 from reglas.core import breakdown_total
 from reglas.dice import action_chance
 
 RECENT_ROLLS = 10
 HISTORY_ROWS = 50
-
-
-def _is_master(campaign: Campaign, user: Any) -> bool:
-    return mundo_selectors.campaign_role(campaign, user) == Membership.Role.MASTER
-
-
-def _character_for_master(request: HttpRequest, pk: int) -> Character:
-    """The character if the user is its campaign's master; Http404 for anyone else."""
-    character = selectors.character_get_for_user(pk=pk, user=request.user)
-    if not _is_master(character.campaign, request.user):
-        raise Http404("No such character")
-    return character
 
 
 def _recent_changes(character: Character) -> list[SheetChange]:
@@ -68,9 +59,7 @@ def _recent_changes(character: Character) -> list[SheetChange]:
 @vary_on_headers("HX-Request")
 def character_create(request: HttpRequest, slug: str) -> HttpResponse:
     """A new character in the campaign: the sheet builder (members only)."""
-    campaign = mundo_selectors.campaign_get_for_user(slug=slug, user=request.user)
-    if mundo_selectors.campaign_role(campaign, request.user) is None:
-        raise PermissionDenied
+    campaign, _viewer = access_campaign(request.user, slug=slug, member=True)
     return _sheet_builder(request, campaign=campaign, character=None)
 
 
@@ -79,7 +68,7 @@ def character_create(request: HttpRequest, slug: str) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def sheet_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """The owner's draft in the sheet builder. Submitted or approved sheets: 403 (R5)."""
-    character = selectors.character_get_for_user(pk=pk, user=request.user)
+    character = access_character(request.user, pk).character
     if character.player_id != request.user.pk or character.status != Character.Status.DRAFT:
         raise PermissionDenied
     return _sheet_builder(request, campaign=character.campaign, character=character)
@@ -183,17 +172,15 @@ def _points_context(form: forms.SheetForm, creation_points: int) -> dict[str, An
 @require_safe
 def character_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """A character's sheet; its private parts for the owner and the master."""
-    character = selectors.character_get_for_user(pk=pk, user=request.user)
-    return render(request, "personajes/character_detail.html", _detail_context(request, character))
+    access = access_character(request.user, pk)
+    return render(request, "personajes/character_detail.html", _detail_context(access))
 
 
 def _detail_context(
-    request: HttpRequest, character: Character, review_form: forms.ReviewForm | None = None
+    access: CharacterAccess, review_form: forms.ReviewForm | None = None
 ) -> dict[str, Any]:
-    user = request.user
-    is_master = _is_master(character.campaign, user)
-    is_owner = user.is_authenticated and character.player_id == user.pk
-    private = selectors.can_see_private(character, user)
+    character = access.character
+    is_master, is_owner, private = access.is_master, access.is_owner, access.private
     context: dict[str, Any] = {
         "character": character,
         "campaign": character.campaign,
@@ -216,7 +203,7 @@ def _detail_context(
             "disease_points": disease_points,
             "disease_breakdown": disease_breakdown,
             "inventory": list(selectors.character_inventory(character)),
-            "rolls": list(selectors.character_rolls(character, request.user)[:RECENT_ROLLS]),
+            "rolls": list(selectors.character_rolls(character, access.viewer.user)[:RECENT_ROLLS]),
             "changes": _recent_changes(character),
         }
     return context
@@ -226,7 +213,8 @@ def _detail_context(
 @require_POST
 def character_review(request: HttpRequest, pk: int) -> HttpResponse:
     """The master approves a submitted sheet or returns it with a comment (R5)."""
-    character = _character_for_master(request, pk)
+    access = access_character(request.user, pk, master=True)
+    character = access.character
     form = forms.ReviewForm(request.POST)
     if form.is_valid():
         approve = form.cleaned_data["decision"] == forms.ReviewForm.APPROVE
@@ -245,16 +233,14 @@ def character_review(request: HttpRequest, pk: int) -> HttpResponse:
             else:
                 messages.success(request, _("Sheet returned to the player with your comment."))
             return redirect(character)
-    return render(
-        request, "personajes/character_detail.html", _detail_context(request, character, form)
-    )
+    return render(request, "personajes/character_detail.html", _detail_context(access, form))
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def character_master_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """The master edits any trait and the condition state; every change is logged (R5)."""
-    character = _character_for_master(request, pk)
+    character = access_character(request.user, pk, master=True).character
     rows = selectors.sheet_rows(character)
     form = forms.MasterSheetForm(
         request.POST if request.method == "POST" else None,
@@ -307,10 +293,8 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
     shows a roll just made). htmx POST: the chance fragment, nothing rolled. POST: roll through
     ``rolls.roll_action_for_character`` and redirect to the stored roll.
     """
-    character = selectors.character_get_for_user(pk=pk, user=request.user)
-    master = _is_master(character.campaign, request.user)
-    if not master and character.player_id != request.user.pk:
-        raise PermissionDenied
+    access = access_character(request.user, pk, roll=True)
+    character, master = access.character, access.is_master
     rows = selectors.sheet_rows(character)
     traits = [row.trait for row in rows]
     values = {row.trait.slug: row.value for row in rows}
@@ -424,7 +408,7 @@ def my_characters(request: HttpRequest) -> HttpResponse:
 @require_safe
 def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's list of a campaign's characters, sheets pending approval first."""
-    campaign = mundo_selectors.campaign_get_for_master(slug=slug, user=request.user)
+    campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
     characters = list(selectors.characters_for_master(campaign=campaign))
     pending = [c for c in characters if c.status == Character.Status.SUBMITTED]
     return render(

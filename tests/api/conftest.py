@@ -198,7 +198,8 @@ def make_scenes(campaign, master, player_a, char_a) -> dict:
     """The scenes of the matrix, with posts made through the scene services."""
     import uuid
 
-    from escenas import selectors, services
+    from escenas import access as escenas_access
+    from escenas import services
     from escenas.models import PostRoll, Scene
     from personajes.models import Trait
 
@@ -223,7 +224,7 @@ def make_scenes(campaign, master, player_a, char_a) -> dict:
     )
 
     def post(scene, user, **kwargs):
-        access = selectors.scene_get_for_user(campaign=campaign, pk=scene.pk, user=user)
+        access = escenas_access.access_scene(user, scene.pk, campaign=campaign)
         return services.post_create(
             access=access, author=user, idempotency_key=uuid.uuid4().hex, **kwargs
         )[0]
@@ -244,7 +245,7 @@ def make_scenes(campaign, master, player_a, char_a) -> dict:
         roll=services.RollSpec(kind="event", probability=None, hidden=True),
     )
     diary_post = post(diary_scene, player_a, body="Hoy he comido poco.")
-    access = selectors.scene_get_for_user(campaign=campaign, pk=story.pk, user=master)
+    access = escenas_access.access_scene(master, story.pk, campaign=campaign)
     request = services.roll_request_create(
         access=access,
         master=master,

@@ -254,10 +254,11 @@ def test_master_asks_for_a_roll_and_sets_an_event_probability(world, clients):
 
 
 def test_a_roll_hidden_in_a_post_stays_the_masters_everywhere(world, clients):
-    from escenas import selectors, services
+    from escenas import access as escenas_access
+    from escenas import services
 
-    access = selectors.scene_get_for_user(
-        campaign=world["campaign"], pk=world["story"].pk, user=world["master"]
+    access = escenas_access.access_scene(
+        world["master"], world["story"].pk, campaign=world["campaign"]
     )
     post, _created = services.post_create(
         access=access,

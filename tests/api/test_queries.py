@@ -83,9 +83,10 @@ def _scenes(world: dict[str, Any], n: int) -> None:
 def _post(world: dict[str, Any], scene: Any, user: Any, **kwargs: Any) -> None:
     import uuid
 
-    from escenas import selectors, services
+    from escenas import access as escenas_access
+    from escenas import services
 
-    access = selectors.scene_get_for_user(campaign=world["campaign"], pk=scene.pk, user=user)
+    access = escenas_access.access_scene(user, scene.pk, campaign=world["campaign"])
     services.post_create(access=access, author=user, idempotency_key=uuid.uuid4().hex, **kwargs)
 
 
@@ -132,11 +133,12 @@ def _diary(world: dict[str, Any], n: int) -> None:
 
 
 def _requests(world: dict[str, Any], n: int) -> None:
-    from escenas import selectors, services
+    from escenas import access as escenas_access
+    from escenas import services
     from personajes.models import Trait
 
-    access = selectors.scene_get_for_user(
-        campaign=world["campaign"], pk=world["story"].pk, user=world["master"]
+    access = escenas_access.access_scene(
+        world["master"], world["story"].pk, campaign=world["campaign"]
     )
     trait = Trait.objects.get(campaign=world["campaign"], slug="percepcion")
     for _ in range(n):
@@ -164,8 +166,8 @@ CASES = {
         "/api/v1/campaigns/la-campana/characters/",
         "master",
         _characters,
-        6,
-        "session, user, campaign, my role, count, page (campaign and player joined)",
+        5,
+        "session, user, campaign with my role beside it, count, page (campaign and player joined)",
     ),
     "my characters": ListCase(
         "/api/v1/characters/", "player_a", _characters, 4, "session, user, count, page"
@@ -174,29 +176,29 @@ CASES = {
         "/api/v1/characters/{char}/rolls/",
         "master",
         _rolls,
-        8,
-        "session, user, character (campaign, player joined), the master check inside "
-        "character_get_for_user, can_see_private's own check (the page makes both too), "
-        "my role (hidden rolls are the master's), count, page (made_by, trait, campaign "
-        "joined)",
+        7,
+        "session, user, character (campaign, player joined), my role (once, in "
+        "access_character: the full view is the master's and the owner's), my role again "
+        "(hidden rolls are the master's: character_rolls), count, page (made_by, trait, "
+        "campaign joined)",
     ),
     "tokens": ListCase("/api/v1/tokens/", "player_a", _tokens, 4, "session, user, count, page"),
     "scenes": ListCase(
         "/api/v1/campaigns/la-campana/scenes/",
         "player_a",
         _scenes,
-        7,
-        "session, user, campaign, viewer (role, characters), scenes with unread counts, "
-        "participants, last posts",
+        6,
+        "session, user, campaign with my role beside it, my characters, scenes with unread "
+        "counts, participants, last posts",
     ),
     "posts": ListCase(
         "/api/v1/scenes/{story}/posts/",
         "player_a",
         _posts,
-        13,
-        "session, user, scene id→campaign, campaign, viewer (2), scene, participants, "
-        "last read, page of posts (no count: cursor), their rolls, whisper recipients, the "
-        "rolls' makers",
+        12,
+        "session, user, scene id→campaign, campaign with my role, my characters, scene, "
+        "participants, last read, page of posts (no count: cursor), their rolls, whisper "
+        "recipients, the rolls' makers",
     ),
     "diary posts": ListCase(
         "/api/v1/characters/{char}/diary/posts/",
@@ -217,9 +219,9 @@ CASES = {
         "/api/v1/scenes/{story}/roll-requests/",
         "master",
         _requests,
-        9,
-        "session, user, scene id→campaign, campaign, viewer (2), scene, participants, "
-        "the requests (trait and character joined)",
+        8,
+        "session, user, scene id→campaign, campaign with my role, my characters, scene, "
+        "participants, the requests (trait and character joined)",
     ),
 }
 

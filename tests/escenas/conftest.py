@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from escenas import selectors, services
+from escenas import access as escenas_access
+from escenas import services
 from escenas.models import Scene
 from personajes.models import Character
 from tests.factories import CharacterFactory
@@ -24,10 +25,10 @@ def client_for(user) -> Client:
     return client
 
 
-def access_for(scene: Scene, user) -> selectors.SceneAccess:
-    return selectors.scene_access(
+def access_for(scene: Scene, user) -> escenas_access.SceneAccess:
+    return escenas_access.scene_access(
         Scene.objects.select_related("campaign", "diary_character").get(pk=scene.pk),
-        selectors.viewer_for(scene.campaign, user),
+        escenas_access.character_viewer_for(scene.campaign, user),
     )
 
 

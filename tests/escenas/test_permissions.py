@@ -289,22 +289,24 @@ def test_revoked_feed_token_answers_404(campaign, master, char_a, player_a):
 def test_the_predicate_and_the_query_agree(cast, campaign, master, char_a, char_b):
     """``post_visible_to`` (one post: e-mails) and ``posts_visible_q`` (lists: pages, feeds,
     search) are the same rule: checked on every secret kind for every member of the cast."""
-    from escenas import selectors
+    from escenas import access as escenas_access
 
     scene = services.offtopic_scene_for(campaign)
     posts = [make_secret(secret, scene, cast) for secret in SECRETS]
     posts.append(write(scene, cast["player_b"], "público"))
     for who, user in cast.items():
-        viewer = selectors.viewer_for(campaign, user)
-        access = selectors.scene_access(scene, viewer)
+        viewer = escenas_access.character_viewer_for(campaign, user)
+        access = escenas_access.scene_access(scene, viewer)
         # Lists apply the post rule inside the scenes the viewer may read (scenes_readable_q).
         listed = set(
-            Post.objects.filter(scene__in=Scene.objects.filter(selectors.scenes_readable_q(viewer)))
-            .filter(selectors.posts_visible_q(viewer))
+            Post.objects.filter(
+                scene__in=Scene.objects.filter(escenas_access.scenes_readable_q(viewer))
+            )
+            .filter(escenas_access.posts_visible_q(viewer))
             .values_list("pk", flat=True)
         )
         for post in Post.objects.filter(scene=scene).prefetch_related("whisper_to"):
-            one = selectors.post_visible_to(post, viewer, access)
+            one = escenas_access.post_visible_to(post, viewer, access)
             assert one is (post.pk in listed), f"{who}, post {post.body!r}"
 
 
@@ -312,7 +314,7 @@ def test_a_former_member_reads_what_an_outsider_reads(campaign, master, char_a, 
     """Player A leaves the (public) campaign; ``char_a`` still takes part in its scenes. A then
     reads the public scene like any outsider, and the participants-only one on no surface —
     neither by URL (page, fragment, feed) nor in lists — though A's character is in it."""
-    from escenas import selectors
+    from escenas import access as escenas_access
     from mundo.models import Membership
 
     private = make_scene("story_private", campaign, master, char_a)
@@ -321,10 +323,10 @@ def test_a_former_member_reads_what_an_outsider_reads(campaign, master, char_a, 
         write(scene, master, MARK)
     Membership.objects.filter(campaign=campaign, user=player_a).delete()
 
-    viewer = selectors.viewer_for(campaign, player_a)
+    viewer = escenas_access.character_viewer_for(campaign, player_a)
     assert not viewer.is_member and char_a.pk in viewer.character_ids
     readable = set(
-        Scene.objects.filter(selectors.scenes_readable_q(viewer)).values_list("pk", flat=True)
+        Scene.objects.filter(escenas_access.scenes_readable_q(viewer)).values_list("pk", flat=True)
     )
     for scene, can_read in ((private, False), (public, True)):
         access = access_for(scene, player_a)

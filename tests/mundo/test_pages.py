@@ -1,7 +1,8 @@
 """The campaign and settlement pages: real figures (R17, R18), visibility, Spanish, queries.
 
 Who sees what: a public campaign is readable by everyone, anonymous included; a private one
-only by its members (and superusers) — others get 404, which does not reveal that it exists.
+only by its members — others (a superuser who is not a member too) get 404, which does not
+reveal that it exists.
 """
 
 import pytest
@@ -115,13 +116,14 @@ def test_campaign_page_queries_do_not_grow_with_settlements(
 ):
     client = client_for(master)
     SettlementFactory(campaign=campaign)
-    # session, user, campaign (visibility), role, settlements, approved characters with their
-    # players (personajes' {% approved_characters %} tag), today's weather records and the
-    # grids with their settlements (mundo.selectors.world_on: 2 queries for any number)
-    with django_assert_num_queries(8):
+    # session, user, campaign (visibility, with the role in the same query), settlements,
+    # approved characters with their players (personajes' {% approved_characters %} tag),
+    # today's weather records and the grids with their settlements (mundo.selectors.world_on:
+    # 2 queries for any number)
+    with django_assert_num_queries(7):
         client.get(campaign.get_absolute_url())
     SettlementFactory.create_batch(20, campaign=campaign)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(7):
         response = client.get(campaign.get_absolute_url())
     assert len(response.context["statuses"]) == 21
 

@@ -15,9 +15,9 @@ In a PUBLIC campaign outsider and anonymous see the approved sheet too (public p
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
-from django.http import Http404
 
-from personajes import selectors, services
+from nucleo.errors import NotFound
+from personajes import access, selectors, services
 from personajes.models import Character
 from reglas.characters import DEFAULT_TRAITS
 from tests.factories import CampaignFactory, TraitFactory, UserFactory
@@ -45,12 +45,12 @@ def test_who_sees_a_sheet_in_a_private_campaign(cast, campaign, who, status):
     character = make_character(campaign, cast["player_a"], status=status)
     user = viewer(cast, who)
     if status in VISIBLE[who]:
-        found = selectors.character_get_for_user(pk=character.pk, user=user)
+        found = access.access_character(user, character.pk).character
         assert found == character
-        assert selectors.can_see_private(found, user) is (who in PRIVATE)
+        assert access.can_see_private(found, user) is (who in PRIVATE)
     else:
-        with pytest.raises(Http404):
-            selectors.character_get_for_user(pk=character.pk, user=user)
+        with pytest.raises(NotFound):
+            access.access_character(user, character.pk)
 
 
 @pytest.mark.parametrize("who", list(VISIBLE))
@@ -62,37 +62,39 @@ def test_a_public_campaign_shows_approved_sheets_to_everyone(cast, campaign, who
     user = viewer(cast, who)
     expected = status == "approved" or who in PRIVATE
     if expected:
-        assert selectors.character_get_for_user(pk=character.pk, user=user) == character
+        assert access.access_character(user, character.pk).character == character
     else:
-        with pytest.raises(Http404):
-            selectors.character_get_for_user(pk=character.pk, user=user)
+        with pytest.raises(NotFound):
+            access.access_character(user, character.pk)
 
 
-def test_superusers_see_everything(campaign, player_a):
+def test_a_superuser_who_is_not_a_member_sees_what_an_outsider_sees(campaign, player_a):
+    # Membership decides the role on every page; a superuser's powers live in the admin only.
     root = UserFactory(username="root", is_superuser=True, is_staff=True)
     character = make_character(campaign, player_a, status="draft")
-    assert selectors.character_get_for_user(pk=character.pk, user=root) == character
-    assert selectors.can_see_private(character, root)
+    with pytest.raises(NotFound):
+        access.access_character(root, character.pk)
+    assert access.can_see_private(character, root) is False
 
 
 def test_none_counts_as_anonymous(campaign, player_a):
     character = make_character(campaign, player_a, status="approved")
-    with pytest.raises(Http404):
-        selectors.character_get_for_user(pk=character.pk, user=None)
-    assert selectors.can_see_private(character, None) is False
+    with pytest.raises(NotFound):
+        access.access_character(None, character.pk)
+    assert access.can_see_private(character, None) is False
 
 
 @pytest.mark.parametrize("pk", [999_999, "abc", None])
 def test_missing_or_malformed_pk_is_404(master, pk):
-    with pytest.raises(Http404):
-        selectors.character_get_for_user(pk=pk, user=master)
+    with pytest.raises(NotFound):
+        access.access_character(master, pk)
 
 
 def test_the_fetch_brings_campaign_and_player(campaign, player_a, django_assert_num_queries):
     character = make_character(campaign, player_a, status="approved")
     # 1 query: the character JOIN campaign JOIN player. The owner needs no role lookup.
     with django_assert_num_queries(1):
-        found = selectors.character_get_for_user(pk=character.pk, user=player_a)
+        found = access.access_character(player_a, character.pk).character
         assert (found.campaign.slug, found.player.username) == ("la-campana", "alicia")
 
 

@@ -1,0 +1,450 @@
+"""Who may read and write scenes and posts: the one place that decides it, built on
+``personajes.access`` (the viewer with their characters) and ``mundo.access`` (the role).
+
+Every surface (pages, htmx fragments, feeds, e-mails, search, the API) fetches through
+``access_scene``/``access_post`` and filters lists with ``scenes_readable_q``/``posts_visible_q``,
+so each shows the same thing to the same person. A fetch that fails raises
+``nucleo.errors.NotFound`` (missing and hidden alike); one handler per surface maps it to 404.
+
+The campaign role comes from membership alone; a superuser who is not a member is an outsider.
+
+- **master** (membership role master): reads and writes every scene of the campaign, sees every
+  post including whispers, deleted posts, notes to the master, hidden rolls and revisions.
+- **story scene**: players whose character participates read and write; other players read
+  when ``readers`` is *members* or *public*; non-members who may read the campaign (a public
+  campaign: outsiders and anonymous visitors) read when ``readers`` is *public*.
+- **off-topic**: every member reads and writes (out of character).
+- **diary**: the character's player and the master.
+- **master notes**: the master only.
+- **posts** inside a readable scene: deleted posts only for the master; a whisper only for its
+  author, its recipients and the master; the note to the master only for the post's author and
+  the master; a hidden roll's dice only for the master.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+
+from escenas.models import NotificationPreference, Post, PostRevision, PostRoll, RollRequest, Scene
+from mundo.access import access_campaign, is_master_role
+from mundo.models import Campaign, Membership
+from nucleo.errors import NotFound
+from nucleo.users import AnyUser
+from personajes.access import CharacterViewer, character_viewer_for, with_characters
+from personajes.access import access_roll as character_roll
+from personajes.models import Character, Roll
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+def access_campaign_viewer(user: AnyUser | None, *, slug: str) -> tuple[Campaign, CharacterViewer]:
+    """``mundo.access.access_campaign`` with the viewer's characters: the campaign with this
+    slug and its ``CharacterViewer``, or ``NotFound``. Three queries signed in (campaign,
+    role, characters), one anonymous."""
+    campaign, viewer = access_campaign(user, slug=slug)
+    return campaign, with_characters(campaign, viewer)
+
+
+# --- Scenes -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SceneAccess:
+    """What a viewer may do in a scene.
+
+    ``can_read``/``can_post``; ``voices`` the voices they may post with (``Post.Voice`` values);
+    ``characters`` the characters they may post as or roll for (participants the viewer plays,
+    alive; for the master every living participant, or the diary's character).
+    """
+
+    scene: Scene
+    viewer: CharacterViewer
+    can_read: bool
+    can_post: bool
+    voices: tuple[str, ...]
+    characters: tuple[Character, ...]
+
+    @property
+    def is_master(self) -> bool:
+        return self.viewer.is_master
+
+
+def scene_characters(scene: Scene) -> list[Character]:
+    """The characters of a scene: its participants (story) or the diary's character."""
+    if scene.kind == Scene.Kind.DIARY:
+        return [scene.diary_character] if scene.diary_character else []
+    if scene.kind == Scene.Kind.STORY:
+        return list(scene.participants.all())
+    return []
+
+
+def scene_access(scene: Scene, viewer: CharacterViewer) -> SceneAccess:
+    """Decide what ``viewer`` may do in ``scene`` (see the module docstring for the rules).
+
+    Uses ``scene.participants`` (prefetch it to avoid a query) and ``scene.diary_character``.
+    """
+    kind = scene.kind
+    characters = scene_characters(scene)
+    own = [c for c in characters if c.pk in viewer.character_ids]
+    own_living = [c for c in own if c.pk in viewer.living_character_ids]
+    living = [c for c in characters if c.is_alive]
+    voices: tuple[str, ...] = ()
+    postable: list[Character] = []
+    if viewer.is_master:
+        can_read = can_post = True
+        voices = (Post.Voice.NARRATOR, Post.Voice.NPC, Post.Voice.PLAYER)
+        postable = living
+    elif kind == Scene.Kind.STORY:
+        # A former member whose character still takes part reads no more than any outsider
+        # (the same rule as ``scenes_readable_q``, which lists scenes for members only).
+        participant = bool(own) and viewer.is_member
+        can_read = (
+            participant
+            or (scene.readers == Scene.Readers.MEMBERS and viewer.is_member)
+            or (
+                scene.readers == Scene.Readers.PUBLIC
+                and (viewer.is_member or scene.campaign.is_public)
+            )
+        )
+        can_post = participant
+        if can_post:
+            voices = ((Post.Voice.CHARACTER,) if own_living else ()) + (Post.Voice.PLAYER,)
+            postable = own_living
+    elif kind == Scene.Kind.OFFTOPIC:
+        can_read = can_post = viewer.is_member
+        voices = (Post.Voice.PLAYER,) if can_post else ()
+    elif kind == Scene.Kind.DIARY:
+        can_read = can_post = bool(own) and viewer.is_member
+        if can_post:
+            voices = ((Post.Voice.CHARACTER,) if own_living else ()) + (Post.Voice.PLAYER,)
+            postable = own_living
+    else:  # master notes
+        can_read = can_post = False
+    return SceneAccess(
+        scene=scene,
+        viewer=viewer,
+        can_read=can_read,
+        can_post=can_post,
+        voices=voices,
+        characters=tuple(postable),
+    )
+
+
+def scenes_readable_q(viewer: CharacterViewer) -> Q:
+    """The scenes ``viewer`` may read, as a filter on Scene (same rules as ``scene_access``)."""
+    if viewer.is_master:
+        return Q()
+    public_story = Q(kind=Scene.Kind.STORY, readers=Scene.Readers.PUBLIC)
+    if not viewer.is_member:
+        # Participation counts for members only: a former member whose character still takes
+        # part reads what an outsider reads (as in ``scene_access``).
+        return public_story & Q(campaign__is_public=True)
+    ids = list(viewer.character_ids)
+    participating = Exists(
+        Scene.participants.through.objects.filter(scene_id=OuterRef("pk"), character_id__in=ids)
+    )
+    return (
+        public_story
+        | Q(kind=Scene.Kind.STORY, readers=Scene.Readers.MEMBERS)
+        | (Q(kind=Scene.Kind.STORY) & participating)
+        | Q(kind=Scene.Kind.OFFTOPIC)
+        | Q(kind=Scene.Kind.DIARY, diary_character_id__in=ids)
+    )
+
+
+def _scene_campaign_slug(pk: int | str) -> str:
+    found = (
+        Scene.objects.filter(pk=pk).values_list("campaign__slug", flat=True).first()
+        if str(pk).isdigit()
+        else None
+    )
+    if found is None:
+        raise NotFound("No such scene")
+    return found
+
+
+def access_scene(
+    user: AnyUser | None,
+    pk: int | str,
+    *,
+    campaign: Campaign | None = None,
+    slug: str | None = None,
+    viewer: CharacterViewer | None = None,
+    master: bool = False,
+) -> SceneAccess:
+    """The scene ``pk`` of a campaign with what ``user`` may do there.
+
+    The campaign is ``campaign`` (already fetched through ``mundo.access.access_campaign``), the
+    one with ``slug``, or (neither given, as in the API's /scenes/{id}/) the scene's own, both
+    fetched here through ``access_campaign``; ``viewer`` is an already built viewer of that
+    campaign. Raises ``NotFound`` when the campaign or the scene is not readable by the
+    user or does not exist (its existence is not revealed), and with ``master`` when the user
+    is not the campaign's master (master pages do not reveal themselves). Queries: the viewer
+    (2), the scene with its diary character (1), its participants (1); the campaign (1) with
+    ``slug`` (or with neither, one more for the scene's campaign).
+    """
+    if campaign is None:
+        if slug is None:
+            slug = _scene_campaign_slug(pk)
+        campaign, viewer = access_campaign_viewer(user, slug=slug)
+    if viewer is None:
+        viewer = character_viewer_for(campaign, user)
+    try:
+        scene = (
+            Scene.objects.select_related("campaign", "diary_character", "diary_character__player")
+            .prefetch_related(Prefetch("participants", queryset=Character.objects.order_by("name")))
+            .filter(campaign=campaign, pk=int(pk))
+            .first()
+        )
+    except (ValueError, TypeError):
+        scene = None
+    if scene is None:
+        raise NotFound("No such scene")
+    access = scene_access(scene, viewer)
+    if not access.can_read or (master and not access.is_master):
+        raise NotFound("No such scene")
+    return access
+
+
+def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:
+    """The memberships of each campaign, with their users, keyed by campaign id. One query."""
+    out: dict[int, list[Membership]] = {cid: [] for cid in campaign_ids}
+    for m in Membership.objects.filter(campaign_id__in=list(out)).select_related("user"):
+        out[m.campaign_id].append(m)
+    return out
+
+
+def whisper_candidates(access: SceneAccess) -> list[Any]:
+    """Members who may read the scene and could receive a whisper (not the viewer), by name.
+
+    One query for the memberships and, for a participants-only story scene, the participants
+    (already prefetched).
+    """
+    scene = access.scene
+    members = list(
+        Membership.objects.filter(campaign_id=scene.campaign_id)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    out = []
+    participant_players = {c.player_id for c in scene_characters(scene)}
+    for m in members:
+        if m.user_id == access.viewer.user_id or is_master_role(m.role):
+            continue  # the master reads every whisper anyway
+        if scene.kind == Scene.Kind.STORY and scene.readers == Scene.Readers.PARTICIPANTS:
+            if m.user_id not in participant_players:
+                continue
+        elif scene.kind in (Scene.Kind.DIARY, Scene.Kind.NOTES):
+            continue
+        out.append(m.user)
+    return out
+
+
+def scene_is_public(scene: Scene) -> bool:
+    """True when anonymous visitors may read the scene (its feed needs no token)."""
+    return (
+        scene.campaign.is_public
+        and scene.kind == Scene.Kind.STORY
+        and scene.readers == Scene.Readers.PUBLIC
+    )
+
+
+def scene_participant_users(
+    scene: Scene, memberships: Sequence[Membership] | None = None
+) -> list[Any]:
+    """The users a new post in the scene notifies: those who may post in it (story: master and
+    players of participating characters; off-topic: every member; diary: its player and the
+    master; notes: the master). One query for members (none when ``memberships``, the
+    campaign's memberships with their users, is given) plus the participants (prefetched)."""
+    if memberships is None:
+        memberships = list(
+            Membership.objects.filter(campaign_id=scene.campaign_id).select_related("user")
+        )
+    masters = [m.user for m in memberships if is_master_role(m.role)]
+    if scene.kind == Scene.Kind.OFFTOPIC:
+        return [m.user for m in memberships]
+    if scene.kind == Scene.Kind.NOTES:
+        return masters
+    players = {c.player_id for c in scene_characters(scene)}
+    member_ids = {m.user_id for m in memberships}
+    return masters + [
+        m.user
+        for m in memberships
+        if m.user_id in players and m.user_id in member_ids and not is_master_role(m.role)
+    ]
+
+
+# --- Posts ------------------------------------------------------------------------------------
+
+
+def posts_visible_q(viewer: CharacterViewer) -> Q:
+    """The posts ``viewer`` may see inside a scene they may read, as a filter on Post."""
+    if viewer.is_master:
+        return Q()
+    if viewer.user_id is None:
+        return Q(deleted_at__isnull=True, is_whisper=False)
+    recipient = Exists(
+        Post.whisper_to.through.objects.filter(post_id=OuterRef("pk"), user_id=viewer.user_id)
+    )
+    return Q(deleted_at__isnull=True) & (
+        Q(is_whisper=False) | Q(author_id=viewer.user_id) | recipient
+    )
+
+
+def post_visible_to(post: Post, viewer: CharacterViewer, access: SceneAccess | None = None) -> bool:
+    """True when ``viewer`` may see ``post`` (scene readable and the post rules of the module
+    docstring). Uses ``post.whisper_to`` (prefetch it) for whispers and ``post.scene``.
+    """
+    if access is None or access.scene.pk != post.scene_id:
+        access = scene_access(post.scene, viewer)
+    if not access.can_read:
+        return False
+    if viewer.is_master:
+        return True
+    if post.deleted_at is not None:
+        return False
+    if not post.is_whisper:
+        return True
+    uid = viewer.user_id
+    if uid is None:
+        return False
+    return post.author_id == uid or any(u.pk == uid for u in post.whisper_to.all())
+
+
+def post_prefetches() -> tuple[Prefetch, Prefetch]:
+    """What ``post_view`` reads of each post: its rolls in order (with the roll, its character
+    and trait, and the request) and its whisper recipients by username."""
+    return (
+        Prefetch(
+            "post_rolls",
+            queryset=PostRoll.objects.select_related(
+                "roll", "roll__character", "roll__trait", "request"
+            ).order_by("position", "id"),
+        ),
+        Prefetch("whisper_to", queryset=_user_model().objects.order_by("username")),
+    )
+
+
+def revision_count() -> Coalesce:
+    # A correlated subquery, not Count() over a join: a join would GROUP BY every column of
+    # the post (its whole text) on every page.
+    counted = (
+        PostRevision.objects.filter(post=OuterRef("pk"))
+        .order_by()
+        .values("post")
+        .annotate(n=Count("id"))
+        .values("n")[:1]
+    )
+    return Coalesce(Subquery(counted), 0, output_field=IntegerField())
+
+
+def _user_model() -> type[User]:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model()  # type: ignore[return-value]
+
+
+def campaign_posts(campaign: Campaign) -> QuerySet[Post]:
+    """Every post of the campaign with what ``escenas.selectors.post_view`` needs (no
+    visibility filter: callers check ``post_visible_to``). Three queries when evaluated (posts,
+    rolls, whisper recipients)."""
+    return (
+        Post.objects.filter(campaign=campaign)
+        .select_related("character", "author", "scene", "campaign", "deleted_by")
+        .prefetch_related(*post_prefetches())
+        .annotate(revision_count=revision_count())
+    )
+
+
+def access_post(
+    user: AnyUser | None, pk: int, *, campaign: Campaign, master: bool = False
+) -> tuple[Post, SceneAccess]:
+    """The post ``pk`` of the campaign (``campaign_posts`` shape) and its scene access, if
+    ``user`` may see it (and, with ``master``, is the campaign's master); ``NotFound``
+    otherwise (same answer whether it does not exist or is not visible)."""
+    viewer = character_viewer_for(campaign, user)
+    post = campaign_posts(campaign).filter(pk=pk).first()
+    if post is None:
+        raise NotFound("No such post")
+    access = access_scene(user, post.scene_id, campaign=campaign, viewer=viewer)
+    if not post_visible_to(post, viewer, access) or (master and not viewer.is_master):
+        raise NotFound("No such post")
+    return post, access
+
+
+def access_post_roll(user: AnyUser | None, pk: int, *, campaign: Campaign) -> PostRoll:
+    """A roll of a post of the campaign (with roll and post) if ``user`` is the master;
+    ``NotFound`` otherwise (players do not learn which rolls exist)."""
+    post_roll = (
+        PostRoll.objects.select_related("roll", "post")
+        .filter(pk=pk, post__campaign=campaign)
+        .first()
+    )
+    if post_roll is None or not character_viewer_for(campaign, user).is_master:
+        raise NotFound("No such roll")
+    return post_roll
+
+
+def access_roll(user: AnyUser | None, pk: int | str) -> tuple[Roll, PostRoll | None]:
+    """The roll ``pk`` (``campaign``, ``character``, ``made_by``, ``trait`` select_related) and
+    its post link, if ``user`` may see it.
+
+    A roll in a post: whoever may see the post (``access_post``), and a hidden roll only the
+    master. A roll made outside posts (from the sheet): ``personajes.access.access_roll`` (its
+    character's player and the master). ``NotFound`` otherwise.
+    """
+    link = (
+        PostRoll.objects.select_related("post__campaign", "roll").filter(roll_id=pk).first()
+        if str(pk).isdigit()
+        else None
+    )
+    if link is None:
+        return character_roll(user, pk), None
+    campaign, _viewer = access_campaign(user, slug=link.post.campaign.slug)
+    _post, access = access_post(user, link.post_id, campaign=campaign)
+    if link.hidden and not access.is_master:
+        raise NotFound("No such roll")
+    roll = Roll.objects.select_related("campaign", "character", "made_by", "trait").get(
+        pk=link.roll_id
+    )
+    return roll, link
+
+
+def access_roll_request(pk: int, *, campaign: Campaign) -> RollRequest:
+    """A roll request of the campaign with its scene; ``NotFound`` if there is none (the
+    service checks who may withdraw it)."""
+    found = (
+        RollRequest.objects.select_related("scene", "scene__campaign")
+        .filter(pk=pk, scene__campaign=campaign)
+        .first()
+    )
+    if found is None:
+        raise NotFound("No such request")
+    return found
+
+
+def access_diary(user: AnyUser | None, pk: int, *, campaign: Campaign) -> Character:
+    """The campaign's character ``pk`` if ``user`` may read its diary (its player or the
+    master); ``NotFound`` otherwise."""
+    viewer = character_viewer_for(campaign, user)
+    character = Character.objects.filter(campaign=campaign, pk=pk).first()
+    if character is None or not (viewer.is_master or character.pk in viewer.character_ids):
+        raise NotFound("No such diary")
+    return character
+
+
+def access_feed_user(token: str) -> Any:
+    """The user whose private feed token is ``token``; ``NotFound`` for an unknown or revoked
+    one, or an inactive user."""
+    if not token:
+        raise NotFound("No such feed")
+    pref = NotificationPreference.objects.select_related("user").filter(feed_token=token).first()
+    if pref is None or not pref.user.is_active:
+        raise NotFound("No such feed")
+    return pref.user
