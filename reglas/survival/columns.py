@@ -1,7 +1,8 @@
 """Validated array columns shared by the survival steps, and their float tolerance.
 
-Every step takes arrays of shape ``(n,)`` (scalars broadcast); these helpers check shape,
-type and sign once, with the same Spanish messages for every column.
+Every step takes arrays of shape ``(n,)`` (scalars broadcast); ``float_column``,
+``bool_column`` and ``int_column`` check shape, type and sign once, with the same Spanish
+messages for every column.
 
 Source: RULES.md R6, R7, R15 (amounts in kcal, L, h and rolls).
 """
@@ -19,13 +20,15 @@ EPSILON = 1e-6
 Only guards float rounding of sums such as ``carried + (need − carried)``; 1999 kcal is short.
 """
 
-
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
 B = NDArray[np.bool_]
 
 
-def _floats(value: ArrayLike, n: int, name: str, *, allow_nan: bool = False) -> F64:
+def float_column(value: ArrayLike, n: int, name: str, *, allow_nan: bool = False) -> F64:
+    """``value`` as a float64 column of shape ``(n,)`` (a scalar broadcasts), finite (NaN too
+    with ``allow_nan``) and never negative. ``name`` labels the message. Raises RulesError
+    for a wrong shape, an infinite (or NaN) or a negative value. Source: RULES.md R6, R15."""
     arr = np.asarray(value, dtype=np.float64)
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
@@ -39,7 +42,9 @@ def _floats(value: ArrayLike, n: int, name: str, *, allow_nan: bool = False) -> 
     return arr
 
 
-def _bools(value: ArrayLike, n: int, name: str) -> B:
+def bool_column(value: ArrayLike, n: int, name: str) -> B:
+    """``value`` as a bool column of shape ``(n,)`` (a scalar broadcasts). ``name`` labels the
+    message. Raises RulesError for a wrong shape. Source: RULES.md R7 (the day's marks)."""
     arr = np.asarray(value)
     if arr.ndim == 0:
         arr = np.full(n, bool(arr))
@@ -48,7 +53,11 @@ def _bools(value: ArrayLike, n: int, name: str) -> B:
     return arr.astype(np.bool_)
 
 
-def _ints(value: ArrayLike, n: int, name: str, *, minimum: int = 0) -> I64:
+def int_column(value: ArrayLike, n: int, name: str, *, minimum: int = 0) -> I64:
+    """``value`` as an int64 column of shape ``(n,)`` (a scalar broadcasts), every value an
+    integer ≥ ``minimum`` (counters of days; −1 allowed as "no shelter" with ``minimum=-1``).
+    ``name`` labels the message. Raises RulesError for a wrong shape, a non-integer dtype or a
+    value under ``minimum``. Source: RULES.md R6, R7."""
     arr = np.asarray(value)
     if arr.ndim == 0:
         arr = np.full(n, arr)

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from reglas.errors import RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
-from reglas.survival.columns import EPSILON, F64, I64, _floats, _ints
+from reglas.survival.columns import EPSILON, F64, I64, float_column, int_column
 
 # --- food items (per character, for the shell) ------------------------------------------------
 
@@ -117,9 +117,9 @@ class Supplies:
         k = np.asarray(kcal, dtype=np.float64)
         n = 1 if k.ndim == 0 else int(k.shape[0])
         return cls(
-            kcal=_floats(kcal, n, "kcal"),
-            water_l=_floats(water_l, n, "agua (L)"),
-            toilet_paper_rolls=_floats(toilet_paper_rolls, n, "papel higiénico (rollos)"),
+            kcal=float_column(kcal, n, "kcal"),
+            water_l=float_column(water_l, n, "agua (L)"),
+            toilet_paper_rolls=float_column(toilet_paper_rolls, n, "papel higiénico (rollos)"),
         )
 
     @classmethod
@@ -199,7 +199,7 @@ def consume(
     use_stash = stash is not None and settings.allow_shelter_stash
     group = np.full(n, -1, np.int64)
     if use_stash and shelter is not None:
-        group = _ints(shelter, n, "refugio", minimum=-1)
+        group = int_column(shelter, n, "refugio", minimum=-1)
         assert stash is not None
         if group.size and group.max() >= len(stash):
             raise RulesError("Un índice de refugio no tiene despensa (fuera de rango).")

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from reglas.errors import RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
-from reglas.survival.columns import EPSILON, F64, I64, B, _bools, _floats, _ints
+from reglas.survival.columns import EPSILON, F64, I64, B, bool_column, float_column, int_column
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +73,11 @@ class HygieneArrays:
         for name, value in values.items():
             default = defaults[name]
             if isinstance(default, bool):
-                out[name] = _bools(value, n, name)
+                out[name] = bool_column(value, n, name)
             elif isinstance(default, int):
-                out[name] = _ints(value, n, name)
+                out[name] = int_column(value, n, name)
             else:
-                out[name] = _floats(value, n, name, allow_nan=name == "toilet_distance_m")
+                out[name] = float_column(value, n, name, allow_nan=name == "toilet_distance_m")
         return cls(**out)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
-from reglas.survival.columns import EPSILON, F64, I64, B, _floats, _ints
+from reglas.survival.columns import EPSILON, F64, I64, B, float_column, int_column
 
 CAUSE_HUNGER = "hunger"
 CAUSE_THIRST = "thirst"
@@ -49,12 +49,12 @@ class NeedsArrays:
         k = np.asarray(kcal_eaten)
         n = 1 if k.ndim == 0 else int(k.shape[0])
         return cls(
-            kcal_eaten=_floats(kcal_eaten, n, "kcal comidas"),
-            water_drunk_l=_floats(water_drunk_l, n, "agua bebida (L)"),
-            sleep_h=_floats(sleep_h, n, "horas de sueño", allow_nan=True),
-            hunger_days=_ints(hunger_days, n, "días de hambre"),
-            thirst_days=_ints(thirst_days, n, "días de sed"),
-            fatigue_days=_ints(fatigue_days, n, "días de fatiga"),
+            kcal_eaten=float_column(kcal_eaten, n, "kcal comidas"),
+            water_drunk_l=float_column(water_drunk_l, n, "agua bebida (L)"),
+            sleep_h=float_column(sleep_h, n, "horas de sueño", allow_nan=True),
+            hunger_days=int_column(hunger_days, n, "días de hambre"),
+            thirst_days=int_column(thirst_days, n, "días de sed"),
+            fatigue_days=int_column(fatigue_days, n, "días de fatiga"),
         )
 
 

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from reglas.characters import ConditionArrays, ConditionState
 from reglas.errors import RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
-from reglas.survival.columns import F64, I64, B, _bools, _floats, _ints
+from reglas.survival.columns import F64, I64, B, bool_column, float_column, int_column
 from reglas.survival.consumption import Consumption, Supplies, consume
 from reglas.survival.hygiene import HygieneArrays, HygieneOutcome, advance_hygiene
 from reglas.survival.needs import NeedsArrays, NeedsOutcome, advance_needs
@@ -78,23 +78,23 @@ class DayArrays:
             raise RulesError(f"Columnas desconocidas: {', '.join(sorted(unknown))}.")
         return cls(
             carried=carried,
-            shelter=_ints(columns.get("shelter", -1), n, "refugio", minimum=-1),
-            sleep_h=_floats(columns.get("sleep_h", np.nan), n, "sleep_h", allow_nan=True),
-            has_paper_substitute=_bools(
+            shelter=int_column(columns.get("shelter", -1), n, "refugio", minimum=-1),
+            sleep_h=float_column(columns.get("sleep_h", np.nan), n, "sleep_h", allow_nan=True),
+            has_paper_substitute=bool_column(
                 columns.get("has_paper_substitute", False), n, "has_paper_substitute"
             ),
-            toilet_distance_m=_floats(
+            toilet_distance_m=float_column(
                 columns.get("toilet_distance_m", np.nan), n, "toilet_distance_m", allow_nan=True
             ),
-            has_cesspit=_bools(columns.get("has_cesspit", False), n, "has_cesspit"),
-            could_not_urinate=_bools(
+            has_cesspit=bool_column(columns.get("has_cesspit", False), n, "has_cesspit"),
+            could_not_urinate=bool_column(
                 columns.get("could_not_urinate", False), n, "could_not_urinate"
             ),
-            could_not_defecate=_bools(
+            could_not_defecate=bool_column(
                 columns.get("could_not_defecate", False), n, "could_not_defecate"
             ),
-            running_water=_bools(columns.get("running_water", False), n, "running_water"),
-            bath_requested=_bools(columns.get("bath_requested", False), n, "bath_requested"),
+            running_water=bool_column(columns.get("running_water", False), n, "running_water"),
+            bath_requested=bool_column(columns.get("bath_requested", False), n, "bath_requested"),
         )
 
 
