@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from escenas import access as scene_access
-from escenas import forms, selectors, services
+from escenas import forms, scenes, selectors, services
 from escenas.views import SCENE_TEMPLATE, is_htmx
 from mundo.access import access_campaign
 from nucleo.errors import ServiceError
@@ -130,7 +130,7 @@ def scene_create(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            scene = services.scene_create(
+            scene = scenes.scene_create(
                 campaign=campaign,
                 master=request.user,
                 kind=data["kind"],
@@ -166,7 +166,7 @@ def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            services.scene_update(
+            scenes.scene_update(
                 scene=scene,
                 master=request.user,
                 title=data["title"],

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from collections.abc import Iterable
 
-from escenas import services
+from celery import shared_task
+from django.db import transaction
+
+from escenas import notifications
 
 
 @shared_task(name="escenas.send_post_notifications")
 def send_post_notifications(post_ids: list[int]) -> int:
     """E-mail the participants about new posts (each post once per user). Returns how many."""
-    return services.post_notifications_send(post_ids=post_ids)
+    return notifications.post_notifications_send(post_ids=post_ids)
 
 
 @shared_task(name="escenas.send_digests")
 def send_digests() -> int:
     """Send the daily digests that are due. Returns how many were sent."""
-    return services.digests_send()
+    return notifications.digests_send()
+
+
+def notify_posts(post_ids: Iterable[int]) -> None:
+    """Queue the e-mails about new posts for after the current transaction commits (a rolled
+    back post sends nothing). The Celery task calls ``post_notifications_send``."""
+    ids = [int(i) for i in post_ids]
+    if not ids:
+        return
+    transaction.on_commit(lambda: send_post_notifications.delay(ids))

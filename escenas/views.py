@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from escenas import access as scene_access
-from escenas import forms, selectors, services
+from escenas import forms, notifications, scenes, selectors, services
 from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
@@ -167,8 +167,8 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
     (create-on-read; idempotent)."""
     campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
     if viewer.is_member:
-        services.offtopic_scene_for(campaign)
-        services.diaries_ensure(campaign=campaign)
+        scenes.offtopic_scene_for(campaign)
+        scenes.diaries_ensure(campaign=campaign)
     return render(
         request,
         "escenas/scene_list.html",
@@ -437,7 +437,7 @@ def diary(request: HttpRequest, slug: str, character: int) -> HttpResponse:
     """A character's diary (its player and the master): created if missing, then shown."""
     campaign = access_campaign(request.user, slug=slug)[0]
     target = scene_access.access_diary(request.user, character, campaign=campaign)
-    return redirect(services.diary_scene_for(target))
+    return redirect(scenes.diary_scene_for(target))
 
 
 def search(request: HttpRequest, slug: str) -> HttpResponse:
@@ -459,19 +459,19 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def notification_settings(request: HttpRequest) -> HttpResponse:
     """The user's e-mail setting and the secret of their private feeds (regenerate, revoke)."""
-    pref = services.preference_get_or_create(user=request.user)
+    pref = notifications.preference_get_or_create(user=request.user)
     form = forms.NotificationForm(request.POST or None, initial={"mode": pref.mode})
     if request.method == "POST":
         if "regenerate" in request.POST:
-            services.feed_token_regenerate(user=request.user)
+            notifications.feed_token_regenerate(user=request.user)
             messages.success(request, _("New feed address made: the old ones no longer work."))
             return redirect("escenas:notifications")
         if "revoke" in request.POST:
-            services.feed_token_revoke(user=request.user)
+            notifications.feed_token_revoke(user=request.user)
             messages.success(request, _("Private feeds switched off."))
             return redirect("escenas:notifications")
         if form.is_valid():
-            services.preference_set_mode(user=request.user, mode=form.cleaned_data["mode"])
+            notifications.preference_set_mode(user=request.user, mode=form.cleaned_data["mode"])
             messages.success(request, _("Notification settings saved."))
             return redirect("escenas:notifications")
     return render(request, "escenas/notifications.html", {"form": form, "pref": pref})

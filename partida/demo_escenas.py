@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db import transaction
 
-from escenas import services
+from escenas import notifications, scenes, services
 from escenas.access import access_scene
 from escenas.models import RollRequest, Scene
 from mundo.models import Campaign, Membership
@@ -65,8 +65,8 @@ def load(campaign: Campaign, stdout: Any) -> None:
     """
     users = _users(campaign)
     master, ana, bruno = users.get("master"), users.get("ana"), users.get("bruno")
-    offtopic = services.offtopic_scene_for(campaign)
-    services.diaries_ensure(campaign=campaign)
+    offtopic = scenes.offtopic_scene_for(campaign)
+    scenes.diaries_ensure(campaign=campaign)
     if master is None or ana is None or bruno is None:
         stdout.write("Escenas de demostración: faltan usuarios de la demo; sólo el off topic.")
         return
@@ -113,7 +113,7 @@ def _story_scene(campaign: Campaign, *, master: Any, participants: list[Characte
     with ``participants`` (Lucía and Tomás) in it."""
     story = Scene.objects.filter(campaign=campaign, title=STORY_TITLE).first()
     if story is None:
-        story = services.scene_create(
+        story = scenes.scene_create(
             campaign=campaign,
             master=master,
             title=STORY_TITLE,
@@ -236,4 +236,4 @@ def _story_roll_request(campaign: Campaign, story: Scene, *, master: Any, tomas:
 
 def _mark_notified(campaign: Campaign) -> None:
     """Record every post of the demo as already e-mailed to whoever would be told about it."""
-    services.notifications_mark_sent(post_ids=campaign.posts.values_list("pk", flat=True))
+    notifications.notifications_mark_sent(post_ids=campaign.posts.values_list("pk", flat=True))

@@ -163,7 +163,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "partida.advance_due_campaigns",
         "schedule": float(env_int("PARTIDA_BEAT_INTERVAL_S", 300)),
     },
-    # Scenes: the daily e-mail digest (safe to run twice: escenas.services.digests_send).
+    # Scenes: the daily e-mail digest (safe to run twice: escenas.notifications.digests_send).
     "send-daily-digests": {"task": "escenas.send_digests", "schedule": 24 * 3600.0},
 }
 # Scenes: absolute links in e-mails (the site's public address, no trailing slash).

@@ -16,7 +16,7 @@ Order (RULES.md R24), for a campaign on day N:
    disease course or onset (R10, R12), infection (R13), deaths (R14); risen characters add a
    zombie to their settlement;
 6. one ``DiaryEntry`` per character for day N (the R25 table, as fields);
-7. diary posts and their notifications (``escenas.services.diary_posts_create``), made by a
+7. diary posts and their notifications (``escenas.diary.diary_posts_create``), made by a
    task queued for after the commit (``diary_posts_for_day``).
 
 Timeline reading (shared with ``reglas.survival`` and ``reglas.health``): the tick *closes* day

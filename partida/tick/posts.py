@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from escenas.services import diary_posts_create
+from escenas.diary import diary_posts_create
 from personajes.models import DiaryEntry
 
 
 def diary_posts_for_day(campaign_id: int, day: int) -> int:
-    """Make the diary posts of ``day``'s entries with ``escenas.services.diary_posts_create``
+    """Make the diary posts of ``day``'s entries with ``escenas.diary.diary_posts_create``
     (which also queues their notifications); returns how many posts were made now. Safe to
     run twice. Queries: the entries with their characters (one), then the scenes app's.
     Source: RULES.md R25."""

@@ -199,23 +199,23 @@ def make_scenes(campaign, master, player_a, char_a) -> dict:
     import uuid
 
     from escenas import access as escenas_access
-    from escenas import services
+    from escenas import scenes, services
     from escenas.models import PostRoll, Scene
     from personajes.models import Trait
 
-    story = services.scene_create(
+    story = scenes.scene_create(
         campaign=campaign,
         master=master,
         title="La gasolinera",
         readers=Scene.Readers.PARTICIPANTS,
         participants=[char_a],
     )
-    offtopic = services.offtopic_scene_for(campaign)
-    notes = services.scene_create(
+    offtopic = scenes.offtopic_scene_for(campaign)
+    notes = scenes.scene_create(
         campaign=campaign, master=master, title="Notas", kind=Scene.Kind.NOTES
     )
-    diary_scene = services.diary_scene_for(char_a)
-    watch = services.scene_create(  # every player reads it; only Ana's player writes in it
+    diary_scene = scenes.diary_scene_for(char_a)
+    watch = scenes.scene_create(  # every player reads it; only Ana's player writes in it
         campaign=campaign,
         master=master,
         title="La plaza",

@@ -69,10 +69,10 @@ def _tokens(world: dict[str, Any], n: int) -> None:
 
 
 def _scenes(world: dict[str, Any], n: int) -> None:
-    from escenas import services
+    from escenas import scenes
 
     for i in range(n):
-        services.scene_create(
+        scenes.scene_create(
             campaign=world["campaign"],
             master=world["master"],
             title=f"Escena {i}",
@@ -238,9 +238,9 @@ def list_world(campaign, master, player_a):
         status=Character.Status.APPROVED,
         allocation={"fuerza": 2},
     )
-    from escenas import services
+    from escenas import scenes
 
-    story = services.scene_create(
+    story = scenes.scene_create(
         campaign=campaign, master=master, title="La gasolinera", participants=[char]
     )
     return {
@@ -249,7 +249,7 @@ def list_world(campaign, master, player_a):
         "player_a": player_a,
         "char": char,
         "story": story,
-        "diary_scene": services.diary_scene_for(char),
+        "diary_scene": scenes.diary_scene_for(char),
     }
 
 

@@ -34,6 +34,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from escenas import scenes
 from escenas import services
 from escenas.models import Post, PostRoll, Scene
 from escenas.rendering import render_markdown
@@ -50,7 +51,7 @@ Membership.objects.create(campaign=campaign, user=master, role="master")
 Membership.objects.create(campaign=campaign, user=alicia, role="player")
 ana = CharacterFactory(campaign=campaign, player=alicia, name="Ana", status="approved",
                        allocation={"fuerza": 2})
-scene = services.scene_create(campaign=campaign, master=master, title="Mil mensajes",
+scene = scenes.scene_create(campaign=campaign, master=master, title="Mil mensajes",
                               participants=[ana])
 fuerza = [t for t in campaign_traits(campaign=campaign) if t.slug == "fuerza"][0]
 body = ("Ana avanza por el pasillo **a oscuras**, tanteando la pared. " * 6).strip()

@@ -82,7 +82,7 @@ def test_player_rolls_master_sets_threshold_both_see_the_same(
 ):
     from django.db import connections
 
-    from escenas import services
+    from escenas import scenes
     from escenas.models import Post, Scene
     from mundo.models import Membership
     from personajes.models import Character
@@ -100,7 +100,7 @@ def test_player_rolls_master_sets_threshold_both_see_the_same(
         status=Character.Status.APPROVED,
         allocation={"fuerza": 2},
     )
-    scene = services.scene_create(
+    scene = scenes.scene_create(
         campaign=campaign,
         master=master,
         title="La puerta",

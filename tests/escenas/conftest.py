@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from escenas import access as escenas_access
-from escenas import services
+from escenas import scenes
 from escenas.models import Scene
 from personajes.models import Character
 from tests.factories import CharacterFactory
@@ -56,7 +56,7 @@ def char_b(campaign, player_b):
 
 @pytest.fixture
 def story(campaign, master, char_a, char_b):
-    return services.scene_create(
+    return scenes.scene_create(
         campaign=campaign,
         master=master,
         title="La gasolinera",

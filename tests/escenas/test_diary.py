@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from escenas import services
+from escenas import diary, scenes
 from escenas.models import Post, Scene
 from personajes.models import Character, DiaryEntry
 from tests.escenas.conftest import client_for
@@ -20,8 +20,8 @@ def saved_entries(characters, day, **overrides):
 
 
 def test_diary_scene_for_is_idempotent(char_a):
-    scene = services.diary_scene_for(char_a)
-    assert services.diary_scene_for(char_a) == scene
+    scene = scenes.diary_scene_for(char_a)
+    assert scenes.diary_scene_for(char_a) == scene
     assert (scene.kind, scene.title) == ("diary", "Diario de Ana Forastera")
     assert Scene.objects.filter(kind="diary").count() == 1
 
@@ -35,16 +35,16 @@ def test_diary_posts_create_in_constant_queries(
         for _ in range(12)
     ]
     with CaptureQueriesContext(connection) as one:
-        posts = services.diary_posts_create(entries=saved_entries(few, 7))
+        posts = diary.diary_posts_create(entries=saved_entries(few, 7))
     assert len(posts) == 1
     with CaptureQueriesContext(connection) as lots:
-        posts = services.diary_posts_create(entries=saved_entries(many, 8))
+        posts = diary.diary_posts_create(entries=saved_entries(many, 8))
     assert len(posts) == 13
     assert len(lots.captured_queries) == len(one.captured_queries)
     # Idempotent: the same day again adds nothing.
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.diary_posts_create(entries=saved_entries(many[:0], 8)) == []
-        assert services.diary_posts_create(entries=list(DiaryEntry.objects.filter(day=8))) == []
+        assert diary.diary_posts_create(entries=saved_entries(many[:0], 8)) == []
+        assert diary.diary_posts_create(entries=list(DiaryEntry.objects.filter(day=8))) == []
     assert Post.objects.filter(day=8).count() == 13
     assert Scene.objects.filter(kind="diary").count() == 13
 
@@ -53,7 +53,7 @@ def test_diary_post_text_and_notification(
     campaign, master, player_a, char_a, mailoutbox, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        (post,) = services.diary_posts_create(entries=saved_entries([char_a], 7))
+        (post,) = diary.diary_posts_create(entries=saved_entries([char_a], 7))
     assert post.voice == "narrator" and post.author is None and post.speaker_name == "Diario"
     body = post.body
     assert "**Día 7** (08/11/2026) · Lluvia, mínima 4,5 °C" in body
@@ -67,10 +67,10 @@ def test_diary_post_text_and_notification(
 
 def test_diary_page_shows_the_table_and_an_accessible_chart(campaign, player_a, player_b, char_a):
     for day in (5, 6, 7):
-        services.diary_posts_create(
+        diary.diary_posts_create(
             entries=saved_entries([char_a], day, hunger_days=day - 4, penalty_total=10 * (day - 4))
         )
-    scene = services.diary_scene_for(char_a)
+    scene = scenes.diary_scene_for(char_a)
     response = client_for(player_a).get(scene.get_absolute_url())
     html = response.content.decode()
     assert response.status_code == 200

@@ -7,7 +7,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from escenas import services, tasks
+from escenas import diary, notifications, scenes, services, tasks
 from escenas.models import NotificationPreference, PostNotification
 from mundo.models import Membership
 from personajes.models import Character, DiaryEntry
@@ -68,34 +68,34 @@ def test_running_the_task_twice_sends_once(story, master, player_a, mailoutbox):
 
 
 def test_settings_each_digest_none(story, master, player_a, mailoutbox):
-    services.preference_set_mode(user=player_a, mode="none")
-    services.post_notifications_send(post_ids=[say(story, master, "uno").pk])
+    notifications.preference_set_mode(user=player_a, mode="none")
+    notifications.post_notifications_send(post_ids=[say(story, master, "uno").pk])
     assert mailoutbox == []
-    services.preference_set_mode(user=player_a, mode="digest")  # from now on
-    services.post_notifications_send(post_ids=[say(story, master, "dos").pk])
+    notifications.preference_set_mode(user=player_a, mode="digest")  # from now on
+    notifications.post_notifications_send(post_ids=[say(story, master, "dos").pk])
     say(story, master, "tres")
     assert mailoutbox == []
-    assert services.digests_send() == 1
+    assert notifications.digests_send() == 1
     assert len(mailoutbox) == 1
     digest = mailoutbox[0].body
     assert "dos" in digest and "tres" in digest and "uno" not in digest
-    assert services.digests_send() == 0  # nothing new since
-    services.preference_set_mode(user=player_a, mode="each")
-    services.post_notifications_send(post_ids=[say(story, master, "cuatro").pk])
+    assert notifications.digests_send() == 0  # nothing new since
+    notifications.preference_set_mode(user=player_a, mode="each")
+    notifications.post_notifications_send(post_ids=[say(story, master, "cuatro").pk])
     assert len(mailoutbox) == 2
 
 
 def test_the_digest_shows_only_what_the_reader_may_see(
     campaign, master, player_a, player_b, mailoutbox
 ):
-    offtopic = services.offtopic_scene_for(campaign)
-    services.preference_set_mode(user=player_b, mode="digest")
+    offtopic = scenes.offtopic_scene_for(campaign)
+    notifications.preference_set_mode(user=player_b, mode="digest")
     NotificationPreference.objects.filter(user=player_b).update(
         digest_sent_until=timezone.now() - datetime.timedelta(minutes=1)
     )
     say(offtopic, player_a, "Público para todos")
     say(offtopic, player_a, "Sólo para el máster", whisper=True)
-    assert services.digests_send() == 1
+    assert notifications.digests_send() == 1
     body = mailoutbox[0].body
     assert "Público para todos" in body and "Sólo para el máster" not in body
 
@@ -103,7 +103,7 @@ def test_the_digest_shows_only_what_the_reader_may_see(
 def test_a_user_without_email_or_inactive_gets_nothing(story, master, player_a, mailoutbox):
     player_a.email = ""
     player_a.save()
-    services.post_notifications_send(post_ids=[say(story, master, "hola").pk])
+    notifications.post_notifications_send(post_ids=[say(story, master, "hola").pk])
     assert mailoutbox == []
 
 
@@ -135,7 +135,7 @@ def _diary_posts(campaign, count):
         )
     entries = [diary_entry(c, 7) for c in characters]
     DiaryEntry.objects.bulk_create(entries)
-    return services.diary_posts_create(
+    return diary.diary_posts_create(
         entries=DiaryEntry.objects.filter(character__in=characters).select_related("character")
     )
 
@@ -151,11 +151,11 @@ def test_post_notifications_cost_the_same_for_one_post_or_many(
     # characters (1); the recipients' settings (1); then, in one transaction (savepoint and
     # release, 2), lock the posts (1), read what was already sent (1) and insert the rest (1).
     with django_assert_num_queries(QUERIES):
-        assert services.post_notifications_send(post_ids=[p.pk for p in one]) == 2
+        assert notifications.post_notifications_send(post_ids=[p.pk for p in one]) == 2
     with django_assert_num_queries(QUERIES):
-        assert services.post_notifications_send(post_ids=[p.pk for p in many]) == 20
+        assert notifications.post_notifications_send(post_ids=[p.pk for p in many]) == 20
     assert len(mailoutbox) == 22
     assert PostNotification.objects.count() == 22
     # Sent once: a second run sends nothing.
-    assert services.post_notifications_send(post_ids=[p.pk for p in one + many]) == 0
+    assert notifications.post_notifications_send(post_ids=[p.pk for p in one + many]) == 0
     assert len(mailoutbox) == 22

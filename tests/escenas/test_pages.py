@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from escenas import services
+from escenas import scenes, services
 from escenas.models import Post, Scene
 from personajes.models import Character
 from tests.escenas.conftest import access_for, client_for
@@ -136,7 +136,7 @@ def get_player(character):
 def test_scene_list_shows_unread_counts(story, master, player_a, char_a):
     url = reverse("escenas:scene_list", args=[story.campaign.slug])
     client = client_for(player_a)
-    offtopic = services.offtopic_scene_for(story.campaign)
+    offtopic = scenes.offtopic_scene_for(story.campaign)
     for text in ("a", "b", "c"):  # post ids no longer match scene ids
         say(offtopic, master, f"Fuera de juego {text}")
     say(story, master, "Uno")
@@ -196,7 +196,7 @@ def test_diary_url_creates_the_diary_for_its_player_and_the_master_only(
     assert client_for(master).get(url)["Location"] == scene.get_absolute_url()
     html = client_for(player_a).get(scene.get_absolute_url()).content.decode()
     assert "Registro diario" in html
-    assert services.diary_scene_for(char_a) == scene
+    assert scenes.diary_scene_for(char_a) == scene
 
 
 def test_npc_voice_and_search_snippet(campaign, story, master, player_b):
@@ -219,9 +219,9 @@ def test_npc_voice_and_search_snippet(campaign, story, master, player_b):
 @pytest.mark.parametrize("kind", ["notes", "offtopic"])
 def test_master_notes_and_offtopic_voices(campaign, master, player_a, kind):
     scene = (
-        services.offtopic_scene_for(campaign)
+        scenes.offtopic_scene_for(campaign)
         if kind == "offtopic"
-        else services.scene_create(campaign=campaign, master=master, title="N", kind="notes")
+        else scenes.scene_create(campaign=campaign, master=master, title="N", kind="notes")
     )
     master_voices = access_for(scene, master).voices
     assert "narrator" in master_voices

@@ -17,7 +17,7 @@ import itertools
 import pytest
 from django.urls import reverse
 
-from escenas import services
+from escenas import notifications, scenes, services
 from escenas.models import Post, Scene
 from tests.escenas.conftest import access_for, client_for
 from tests.escenas.factories import new_key
@@ -56,7 +56,7 @@ def make_scene(kind: str, campaign, master, char_a) -> Scene:
         if kind == "story_public":
             campaign.is_public = True
             campaign.save()
-        return services.scene_create(
+        return scenes.scene_create(
             campaign=campaign,
             master=master,
             title=f"Escena {kind}",
@@ -64,10 +64,10 @@ def make_scene(kind: str, campaign, master, char_a) -> Scene:
             participants=[char_a],
         )
     if kind == "offtopic":
-        return services.offtopic_scene_for(campaign)
+        return scenes.offtopic_scene_for(campaign)
     if kind == "diary":
-        return services.diary_scene_for(char_a)
-    return services.scene_create(
+        return scenes.diary_scene_for(char_a)
+    return scenes.scene_create(
         campaign=campaign, master=master, title="Notas del máster", kind=Scene.Kind.NOTES
     )
 
@@ -119,7 +119,7 @@ def fetch(
         if user is None:
             r = client.get(reverse("escenas:scene_feed", args=[slug, scene.pk]))
         else:
-            token = services.preference_get_or_create(user=user).feed_token
+            token = notifications.preference_get_or_create(user=user).feed_token
             r = client.get(reverse("escenas:private_feed", args=[token, slug, scene.pk]))
         return r.status_code, r.content.decode()
     if surface == "search":
@@ -246,7 +246,7 @@ def test_secret_matrix(
 ):  # fmt: skip
     """Every surface of SECRET_SURFACES shows the secret to exactly those who see it on the
     page (in the off-topic scene)."""
-    scene = services.offtopic_scene_for(campaign)
+    scene = scenes.offtopic_scene_for(campaign)
     with django_capture_on_commit_callbacks(execute=True):
         post = make_secret(secret, scene, cast)
     user = cast[who]
@@ -274,14 +274,14 @@ def test_a_whisper_recipient_must_read_the_scene(
 
 def test_revoked_feed_token_answers_404(campaign, master, char_a, player_a):
     scene = make_scene("story_members", campaign, master, char_a)
-    old = services.preference_get_or_create(user=player_a).feed_token
+    old = notifications.preference_get_or_create(user=player_a).feed_token
     url = reverse("escenas:private_feed", args=[old, campaign.slug, scene.pk])
     assert client_for(None).get(url).status_code == 200
-    new = services.feed_token_regenerate(user=player_a).feed_token
+    new = notifications.feed_token_regenerate(user=player_a).feed_token
     assert client_for(None).get(url).status_code == 404
     new_url = reverse("escenas:private_feed", args=[new, campaign.slug, scene.pk])
     assert client_for(None).get(new_url).status_code == 200
-    services.feed_token_revoke(user=player_a)
+    notifications.feed_token_revoke(user=player_a)
     assert client_for(None).get(new_url).status_code == 404
     assert client_for(None).get(url.replace(old, "")).status_code == 404
 
@@ -291,7 +291,7 @@ def test_the_predicate_and_the_query_agree(cast, campaign, master, char_a, char_
     search) are the same rule: checked on every secret kind for every member of the cast."""
     from escenas import access as escenas_access
 
-    scene = services.offtopic_scene_for(campaign)
+    scene = scenes.offtopic_scene_for(campaign)
     posts = [make_secret(secret, scene, cast) for secret in SECRETS]
     posts.append(write(scene, cast["player_b"], "público"))
     for who, user in cast.items():

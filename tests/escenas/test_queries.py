@@ -18,7 +18,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from escenas import services
+from escenas import notifications, scenes, services
 from escenas.models import Post, PostRoll
 from escenas.selectors import PAGE_SIZE
 from tests.escenas.conftest import access_for, client_for
@@ -84,14 +84,14 @@ def test_default_page_is_the_first_unread(story, master, player_b, char_a):
 def test_scene_list_queries_do_not_grow_with_scenes_or_posts(campaign, master, player_a, char_a):
     url = reverse("escenas:scene_list", args=[campaign.slug])
     client = client_for(player_a)
-    scene = services.scene_create(
+    scene = scenes.scene_create(
         campaign=campaign, master=master, title="Una", participants=[char_a]
     )
     PostFactory(scene=scene, author=master)
     client.get(url)  # creates the off-topic scene and the diaries once
     one = count_queries(client, url)
     for i in range(10):
-        s = services.scene_create(
+        s = scenes.scene_create(
             campaign=campaign, master=master, title=f"Escena {i}", participants=[char_a]
         )
         for _ in range(3):
@@ -112,7 +112,7 @@ def test_poll_queries_do_not_grow_with_new_posts(story, player_a, master, char_a
 
 
 def test_feed_queries_do_not_grow_with_posts(story, player_a, master, char_a):
-    token = services.preference_get_or_create(user=player_a).feed_token
+    token = notifications.preference_get_or_create(user=player_a).feed_token
     url = reverse("escenas:private_feed", args=[token, story.campaign.slug, story.pk])
     client = client_for(None)
     add_posts(story, master, 1)

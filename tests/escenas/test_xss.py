@@ -13,7 +13,7 @@ from xml.etree import ElementTree
 import pytest
 from django.urls import reverse
 
-from escenas import services
+from escenas import notifications, services
 from escenas.rendering import render_markdown
 from personajes.models import Character
 from tests.escenas.conftest import access_for, client_for
@@ -96,7 +96,7 @@ def test_payloads_everywhere(
             body="Habla el PNJ",
         )
     slug = campaign.slug
-    token = services.preference_get_or_create(user=master).feed_token
+    token = notifications.preference_get_or_create(user=master).feed_token
     surfaces = {
         "page": client_for(master).get(story.get_absolute_url()),
         "fragment": client_for(master).get(

@@ -18,6 +18,7 @@ import threading
 import pytest
 from django.db import connection, transaction
 
+from escenas import scenes as escenas_scenes
 from escenas import services as scene_services
 from escenas.models import Post, Scene
 from mundo.models import Campaign, DayTick
@@ -86,7 +87,7 @@ def test_tick_day_records_and_posts_together_never_deadlock():
         MembershipFactory(campaign=campaign, user=player)
         hero = survivor(campaign, shelter=shelter, player=player)
         cast.append((player, hero))
-    scene = scene_services.scene_create(
+    scene = escenas_scenes.scene_create(
         campaign=campaign,
         master=master,
         title="La gasolinera",
