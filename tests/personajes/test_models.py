@@ -6,9 +6,10 @@ Source: RULES.md R3 (rolls are records), R5 (sheets), R6–R13 (condition state)
 import pytest
 from django.db import IntegrityError, transaction
 
-from personajes import rolls, services
+from personajes import rolls
 from personajes.mapping import CONDITION_FIELDS, allocation, condition_state
 from personajes.models import Character, Roll, Trait, TraitValue
+from personajes.traits import campaign_traits
 from reglas.characters import ConditionState
 from tests.factories import (
     CampaignFactory,
@@ -39,7 +40,7 @@ def test_condition_fields_map_one_to_one(campaign, player_a):
 
 def test_allocation_covers_every_trait_with_zero_for_missing(campaign, player_a):
     character = CharacterFactory(campaign=campaign, player=player_a)  # no rows at all
-    services.campaign_traits(campaign=campaign)
+    campaign_traits(campaign=campaign)
     TraitValue.objects.create(
         character=character, trait=Trait.objects.get(campaign=campaign, slug="sigilo"), value=4
     )
