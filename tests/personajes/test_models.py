@@ -7,7 +7,12 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from personajes import rolls
-from personajes.mapping import CONDITION_FIELDS, allocation, condition_state
+from personajes.mapping import (
+    CONDITION_FIELDS,
+    DIARY_CONDITION_FIELDS,
+    allocation,
+    condition_state,
+)
 from personajes.models import Character, Roll, Trait, TraitValue
 from personajes.traits import campaign_traits
 from reglas.characters import ConditionState
@@ -36,6 +41,30 @@ def test_condition_fields_map_one_to_one(campaign, player_a):
     assert isinstance(state, ConditionState)
     assert state.as_dict() == {name: getattr(character, name) for name in CONDITION_FIELDS}
     assert (state.hunger_days, state.dirty, state.sick) == (2, True, True)
+
+
+def test_the_diary_copies_ten_condition_fields_the_api_shows_in_order():
+    # One list for the tick's diary write and the API's diary row: the R25 counters, dirt and
+    # the disease and infection "day x of y", in the condition's own order.
+    from personajes.api_diary import DiaryEntrySerializer
+
+    assert DIARY_CONDITION_FIELDS == (
+        "hunger_days",
+        "thirst_days",
+        "fatigue_days",
+        "unhygienic_days",
+        "dirty",
+        "extra_dirt",
+        "disease_day",
+        "disease_duration",
+        "infection_day",
+        "infection_duration",
+    )
+    assert set(DIARY_CONDITION_FIELDS) < set(CONDITION_FIELDS)
+    fields = list(DiaryEntrySerializer.Meta.fields)
+    start = fields.index("hunger_days")
+    assert fields[start : start + 10] == list(DIARY_CONDITION_FIELDS)
+    assert fields[start - 1] == "hygiene_ok" and fields[start + 10] == "penalty_total"
 
 
 def test_allocation_covers_every_trait_with_zero_for_missing(campaign, player_a):
