@@ -37,7 +37,7 @@ from personajes.models import (
     Trait,
     TraitValue,
 )
-from personajes.services import sheet_master_edit, sheet_review
+from personajes.sheets import sheet_master_edit, sheet_review
 
 
 def _is_master_of(character: Character, request: HttpRequest) -> bool:

@@ -26,6 +26,7 @@ from rest_framework.response import Response
 from mundo.api import PageNumberPagination, errors
 from mundo.models import DayTick
 from personajes.api import ModifierSerializer, private_character_for_api
+from personajes.mapping import DIARY_CONDITION_FIELDS
 from personajes.models import DiaryEntry
 
 
@@ -67,16 +68,7 @@ class DiaryEntrySerializer(serializers.ModelSerializer):
             "sleep_h",
             "sleep_needed_h",
             "hygiene_ok",
-            "hunger_days",
-            "thirst_days",
-            "fatigue_days",
-            "unhygienic_days",
-            "dirty",
-            "extra_dirt",
-            "disease_day",
-            "disease_duration",
-            "infection_day",
-            "infection_duration",
+            *DIARY_CONDITION_FIELDS,
             "penalty_total",
             "penalty_breakdown",
             "disease_p",

@@ -1,8 +1,8 @@
 """Forms of the character pages: the sheet builder, the master's edit, the review and the roll.
 
 Forms check only the shape of what was typed (a whole number, a threshold in 0..100); the rules
-(R5's points, who may do what) are the services' (``personajes.services``), whose errors the
-views put back on these forms with :func:`add_service_errors`.
+(R5's points, who may do what) are the services' (``personajes.sheets``, ``personajes.rolls``),
+whose errors the views put back on these forms with :func:`add_service_errors`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from nucleo import forms as nucleo_forms
 from nucleo.errors import ServiceError
-from personajes import services
+from personajes import portraits
 from personajes.mapping import CONDITION_FIELDS
 from personajes.models import Character, Trait
 from personajes.selectors import REFERENCE_THRESHOLD
@@ -170,7 +170,7 @@ class SheetForm(TraitFieldsMixin, forms.Form):
         portrait = self.cleaned_data.get("portrait")
         if portrait and hasattr(portrait, "size") and not isinstance(portrait, str):
             try:
-                services.validate_portrait(portrait)
+                portraits.validate_portrait(portrait)
             except ValidationError as exc:
                 # A dict error cannot go on one field: keep only its messages.
                 raise ValidationError(exc.messages) from None

@@ -7,11 +7,21 @@ from __future__ import annotations
 
 import dataclasses
 
-from personajes.models import Character, Trait, TraitValue
+from personajes.models import Character, DiaryEntry, Trait, TraitValue
 from reglas.characters import ConditionState, TraitDefinition
 
 CONDITION_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(ConditionState))
 """The condition fields, named the same on ``Character`` and ``ConditionState``."""
+
+DIARY_CONDITION_FIELDS: tuple[str, ...] = tuple(
+    name
+    for name in CONDITION_FIELDS
+    if name in {field.name for field in DiaryEntry._meta.concrete_fields}
+)
+"""The condition fields a diary row copies (RULES.md R25: the needs counters, dirt, disease and
+infection day x of y), in ``CONDITION_FIELDS`` order: the ones ``DiaryEntry`` has a column for.
+The other condition fields (days without defecating, last night's wetting and soiling, the
+disease's treated and unhygienic days) stay on the character only."""
 
 
 def condition_state(character: Character) -> ConditionState:

@@ -177,7 +177,7 @@ class SheetChange(models.Model):
 
     ``field`` is the trait's name or the condition field's verbose name at the time of the
     change (a later rename does not rewrite history). Written by
-    ``personajes.services.sheet_master_edit`` only. Source: RULES.md R5.
+    ``personajes.sheets.sheet_master_edit`` only. Source: RULES.md R5.
     """
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="sheet_changes")
@@ -368,7 +368,7 @@ class Roll(models.Model):
     def save(self, *args: object, **kwargs: object) -> None:
         # Rolls are append-only: a roll is written once; the only later change (setting a
         # threshold the master left open) goes through a compare-and-swap update in
-        # personajes.services, never through save().
+        # personajes.rolls, never through save().
         if self.pk is not None and not self._state.adding:
             raise ValueError("Rolls are immutable: they are never changed once made.")
         super().save(*args, **kwargs)  # type: ignore[arg-type]

@@ -28,15 +28,15 @@ from nucleo.errors import ServiceError
 from nucleo.ledger import USER_SUBJECT_OFFSET, roll_record
 from nucleo.locks import campaign_locked
 from nucleo.users import AnyUser
-from personajes.mapping import condition_state
-from personajes.models import Character, Roll, Trait, TraitValue
-from personajes.services import (
+from personajes._helpers import (
     REASON_MAX_LENGTH,
-    _lock_character,
     by_character,
     clean_reason,
+    lock_character,
     parse_threshold,
 )
+from personajes.mapping import condition_state
+from personajes.models import Character, Roll, Trait, TraitValue
 from reglas.characters import action_penalty
 from reglas.core import Modifier, RollPurpose, clamp_threshold
 from reglas.dice import D100, action_from_dice, event_from_die, roll_action, roll_dice, roll_event
@@ -45,6 +45,36 @@ from reglas.expressions import parse_expression, roll_expression
 
 EXPRESSION_MAX_CHARS = 200
 """Most characters of a dice expression."""
+
+
+def _check_may_roll(character: Character, made_by: AnyUser) -> None:
+    """Refuse a roll for ``character`` (locked, with its campaign) unless ``made_by`` is its
+    player or the campaign's master and the character is alive. Raises ServiceError."""
+    is_owner = (
+        made_by is not None and made_by.is_authenticated and made_by.pk == character.player_id
+    )
+    if not is_owner and not is_master(character.campaign_id, made_by):
+        raise ServiceError(
+            _("Only the character's player or the campaign's master can roll for it.")
+        )
+    if not character.is_alive:
+        raise ServiceError(_("%(name)s is dead and cannot roll.") % {"name": character.name})
+
+
+def _trait_and_value(character: Character, trait_slug: str) -> tuple[Trait, int]:
+    """The campaign's trait by slug and the character's points in it (0 without a row).
+    Raises ServiceError({"trait": …}) when the campaign has no such trait. Source: RULES.md R3."""
+    trait = Trait.objects.filter(campaign_id=character.campaign_id, slug=trait_slug).first()
+    if trait is None:
+        raise ServiceError(
+            {"trait": _("There is no trait “%(slug)s” in this campaign.") % {"slug": trait_slug}}
+        )
+    value = (
+        TraitValue.objects.filter(character=character, trait=trait)
+        .values_list("value", flat=True)
+        .first()
+    ) or 0
+    return trait, value
 
 
 @campaign_locked(by_character)
@@ -75,25 +105,10 @@ def roll_action_for_character(
     reason_text = clean_reason(reason)
     if dirt_sensitive is not None and not isinstance(dirt_sensitive, bool):
         raise ServiceError({"dirt_sensitive": _("Must be yes or no.")})
-    locked = _lock_character(character)
+    locked = lock_character(character)
     campaign = locked.campaign
-    is_owner = made_by is not None and made_by.is_authenticated and made_by.pk == locked.player_id
-    if not is_owner and not is_master(campaign.pk, made_by):
-        raise ServiceError(
-            _("Only the character's player or the campaign's master can roll for it.")
-        )
-    if not locked.is_alive:
-        raise ServiceError(_("%(name)s is dead and cannot roll.") % {"name": locked.name})
-    trait = Trait.objects.filter(campaign=campaign, slug=trait_slug).first()
-    if trait is None:
-        raise ServiceError(
-            {"trait": _("There is no trait “%(slug)s” in this campaign.") % {"slug": trait_slug}}
-        )
-    value = (
-        TraitValue.objects.filter(character=locked, trait=trait)
-        .values_list("value", flat=True)
-        .first()
-    ) or 0
+    _check_may_roll(locked, made_by)
+    trait, value = _trait_and_value(locked, trait_slug)
     sensitive = trait.dirt_sensitive if dirt_sensitive is None else dirt_sensitive
     try:
         penalty = action_penalty(condition_state(locked), sensitive, campaign.rules)

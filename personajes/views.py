@@ -37,9 +37,10 @@ from django.views.decorators.vary import vary_on_headers
 from mundo.access import access_campaign
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
-from personajes import forms, rolls, selectors, services
+from personajes import forms, rolls, selectors, sheets
 from personajes.access import CharacterAccess, access_character
 from personajes.models import Character, Roll, SheetChange
+from personajes.traits import campaign_traits
 from reglas.core import breakdown_total
 from reglas.dice import action_chance
 
@@ -78,7 +79,7 @@ def _sheet_builder(
     request: HttpRequest, *, campaign: Campaign, character: Character | None
 ) -> HttpResponse:
     """GET: the form. htmx POST: the points fragment, nothing saved. POST: save or re-render."""
-    traits = services.campaign_traits(campaign=campaign)
+    traits = campaign_traits(campaign=campaign)
     rules = campaign.rules
     initial: dict[str, Any] = {}
     if character is not None:
@@ -135,10 +136,10 @@ def _save_sheet(
     try:
         with transaction.atomic():
             if character is None:
-                character = services.character_create(
+                character = sheets.character_create(
                     campaign=campaign, player=user, name=data["name"], concept=data["concept"]
                 )
-            return services.sheet_save(
+            return sheets.sheet_save(
                 character=character,
                 user=user,
                 allocation=form.allocation(),
@@ -219,7 +220,7 @@ def character_review(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         approve = form.cleaned_data["decision"] == forms.ReviewForm.APPROVE
         try:
-            services.sheet_review(
+            sheets.sheet_review(
                 character=character,
                 master=request.user,
                 approve=approve,
@@ -250,7 +251,7 @@ def character_master_edit(request: HttpRequest, pk: int) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         try:
-            changes = services.sheet_master_edit(
+            changes = sheets.sheet_master_edit(
                 character=character,
                 master=request.user,
                 allocation=form.allocation(),

@@ -58,7 +58,7 @@ class SettlementFactory(factory.django.DjangoModelFactory):
 
 
 class TraitFactory(factory.django.DjangoModelFactory):
-    """A campaign trait. Most tests use ``personajes.services.campaign_traits`` (the ten of R5)."""
+    """A campaign trait. Most tests use ``personajes.traits.campaign_traits`` (the ten of R5)."""
 
     class Meta:
         model = Trait
@@ -93,7 +93,7 @@ class CharacterFactory(factory.django.DjangoModelFactory):
     def allocation(obj, create, extracted, **kwargs):
         if not create or extracted is None:
             return
-        from personajes.services import campaign_traits
+        from personajes.traits import campaign_traits
 
         TraitValue.objects.bulk_create(
             [

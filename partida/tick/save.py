@@ -20,7 +20,7 @@ from nucleo import bulk
 from nucleo.ledger import LedgerRow, rolls_record_bulk
 from partida.tick.load import Loaded
 from partida.tick.world import World
-from personajes.mapping import CONDITION_FIELDS
+from personajes.mapping import CONDITION_FIELDS, DIARY_CONDITION_FIELDS
 from personajes.models import Character, DiaryEntry, InventoryItem, Roll, ShelterStash
 from reglas.core import Breakdown, RollPurpose
 from reglas.day import F64, I64, BreakdownTable, CharactersDayOutcome
@@ -182,7 +182,7 @@ def write_diary(
             "sleep_h": survival.needs.sleep_h.tolist(),
             "sleep_needed_h": [rules.daily_sleep_h] * n,
             "hygiene_ok": survival.hygiene.adequate.tolist(),
-            **{name: getattr(final, name).tolist() for name in _DIARY_CONDITION},
+            **{name: getattr(final, name).tolist() for name in DIARY_CONDITION_FIELDS},
             "penalty_total": out.penalty_total.tolist(),
             "penalty_breakdown": _table_json(out.penalty),
             "disease_p": [
@@ -198,20 +198,6 @@ def write_diary(
             "death_cause": np.where(out.dead, out.cause, "").tolist(),
         },
     )
-
-
-_DIARY_CONDITION = (
-    "hunger_days",
-    "thirst_days",
-    "fatigue_days",
-    "unhygienic_days",
-    "dirty",
-    "extra_dirt",
-    "disease_day",
-    "disease_duration",
-    "infection_day",
-    "infection_duration",
-)
 
 
 def write_day(

@@ -40,7 +40,7 @@ from escenas.models import Post, PostRoll, Scene
 from escenas.rendering import render_markdown
 from mundo.models import Campaign, Membership
 from personajes.models import Character, Roll
-from personajes.services import campaign_traits
+from personajes.traits import campaign_traits
 from reglas import ENGINE_VERSION
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 

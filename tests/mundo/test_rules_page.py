@@ -194,7 +194,7 @@ def test_the_service_refuses_a_player(campaign, player_a):
 
 
 def test_a_campaign_with_its_own_traits_table_seeds_those_traits(campaign):
-    from personajes.services import campaign_traits
+    from personajes.traits import campaign_traits
 
     table = copy.deepcopy(campaign.tables.to_dict()["traits"])
     table["traits"][0] = {"slug": "fortaleza", "name": "Fortaleza"}

@@ -28,7 +28,7 @@ from nucleo.locks import LockOrderError, campaign_lock, lock_rows
 from partida.tick import advance_day
 from personajes.days import day_record_save
 from personajes.models import Character, DayRecord, DiaryEntry, Roll
-from personajes.services import campaign_traits
+from personajes.traits import campaign_traits
 from tests.escenas.conftest import access_for
 from tests.escenas.factories import new_key
 from tests.factories import CampaignFactory, MembershipFactory, SettlementFactory, UserFactory

@@ -6,9 +6,15 @@ Source: RULES.md R3 (rolls are records), R5 (sheets), R6–R13 (condition state)
 import pytest
 from django.db import IntegrityError, transaction
 
-from personajes import rolls, services
-from personajes.mapping import CONDITION_FIELDS, allocation, condition_state
+from personajes import rolls
+from personajes.mapping import (
+    CONDITION_FIELDS,
+    DIARY_CONDITION_FIELDS,
+    allocation,
+    condition_state,
+)
 from personajes.models import Character, Roll, Trait, TraitValue
+from personajes.traits import campaign_traits
 from reglas.characters import ConditionState
 from tests.factories import (
     CampaignFactory,
@@ -37,9 +43,33 @@ def test_condition_fields_map_one_to_one(campaign, player_a):
     assert (state.hunger_days, state.dirty, state.sick) == (2, True, True)
 
 
+def test_the_diary_copies_ten_condition_fields_the_api_shows_in_order():
+    # One list for the tick's diary write and the API's diary row: the R25 counters, dirt and
+    # the disease and infection "day x of y", in the condition's own order.
+    from personajes.api_diary import DiaryEntrySerializer
+
+    assert DIARY_CONDITION_FIELDS == (
+        "hunger_days",
+        "thirst_days",
+        "fatigue_days",
+        "unhygienic_days",
+        "dirty",
+        "extra_dirt",
+        "disease_day",
+        "disease_duration",
+        "infection_day",
+        "infection_duration",
+    )
+    assert set(DIARY_CONDITION_FIELDS) < set(CONDITION_FIELDS)
+    fields = list(DiaryEntrySerializer.Meta.fields)
+    start = fields.index("hunger_days")
+    assert fields[start : start + 10] == list(DIARY_CONDITION_FIELDS)
+    assert fields[start - 1] == "hygiene_ok" and fields[start + 10] == "penalty_total"
+
+
 def test_allocation_covers_every_trait_with_zero_for_missing(campaign, player_a):
     character = CharacterFactory(campaign=campaign, player=player_a)  # no rows at all
-    services.campaign_traits(campaign=campaign)
+    campaign_traits(campaign=campaign)
     TraitValue.objects.create(
         character=character, trait=Trait.objects.get(campaign=campaign, slug="sigilo"), value=4
     )

@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from PIL import Image
 
-from personajes import services
+from personajes import sheets
 from personajes.models import Character, Roll, SheetChange, TraitValue
 from tests.factories import (
     CampaignFactory,
@@ -59,7 +59,7 @@ def values_of(character) -> dict[str, int]:
 @pytest.fixture
 def draft(campaign, player_a):
     """Player A's draft, made as the builder makes it (0 in every trait)."""
-    return services.character_create(campaign=campaign, player=player_a, name="Ana")
+    return sheets.character_create(campaign=campaign, player=player_a, name="Ana")
 
 
 @pytest.fixture
@@ -320,7 +320,7 @@ def test_the_living_character_limit_is_shown_on_the_form(campaign, player_a, dra
 @pytest.fixture
 def worn(approved, master):
     """Player A's approved character two days hungry, dirty, sick on day 2 of 5, with a can."""
-    services.sheet_master_edit(
+    sheets.sheet_master_edit(
         character=approved,
         master=master,
         condition={"hunger_days": 2, "dirty": True, "disease_day": 2, "disease_duration": 5},

@@ -17,8 +17,9 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from nucleo.errors import NotFound
-from personajes import access, selectors, services
+from personajes import access, selectors
 from personajes.models import Character
+from personajes.traits import campaign_traits
 from reglas.characters import DEFAULT_TRAITS
 from tests.factories import CampaignFactory, TraitFactory, UserFactory
 from tests.personajes.helpers import BRAWLER, make_character
@@ -185,7 +186,7 @@ def test_sheet_rows_take_two_queries_however_many_traits(
 def test_renaming_a_trait_keeps_every_sheets_points(campaign, player_a, player_b):
     a = make_character(campaign, player_a, points={"fuerza": 3})
     b = make_character(campaign, player_b, points={"fuerza": 1})
-    fuerza = next(t for t in services.campaign_traits(campaign=campaign) if t.slug == "fuerza")
+    fuerza = next(t for t in campaign_traits(campaign=campaign) if t.slug == "fuerza")
     fuerza.name, fuerza.slug = "Potencia", "potencia"
     fuerza.save()
     first_a, first_b = selectors.sheet_rows(a)[0], selectors.sheet_rows(b)[0]

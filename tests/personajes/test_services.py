@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError, transaction
 
 from nucleo.errors import ServiceError
-from personajes import services
+from personajes import inventory, portraits, sheets
 from personajes.models import (
     PORTRAIT_MAX_BYTES,
     Character,
@@ -21,6 +21,7 @@ from personajes.models import (
     Trait,
     TraitValue,
 )
+from personajes.traits import campaign_traits
 from reglas.characters import DEFAULT_TRAITS
 from tests.factories import CampaignFactory, ItemTypeFactory, TraitFactory
 from tests.personajes.helpers import (
@@ -44,7 +45,7 @@ def errors_of(excinfo) -> dict[str, list[str]]:
 
 
 def test_first_call_makes_the_ten_default_traits_in_order(campaign):
-    traits = services.campaign_traits(campaign=campaign)
+    traits = campaign_traits(campaign=campaign)
     assert [t.slug for t in traits] == [d.slug for d in DEFAULT_TRAITS]
     assert [t.name for t in traits] == [d.name for d in DEFAULT_TRAITS]
     # R8: only Sigilo is dirt-sensitive by default.
@@ -52,28 +53,28 @@ def test_first_call_makes_the_ten_default_traits_in_order(campaign):
 
 
 def test_campaign_traits_is_idempotent(campaign):
-    first = services.campaign_traits(campaign=campaign)
-    second = services.campaign_traits(campaign=campaign)
+    first = campaign_traits(campaign=campaign)
+    second = campaign_traits(campaign=campaign)
     assert [t.pk for t in first] == [t.pk for t in second]
     assert Trait.objects.filter(campaign=campaign).count() == 10
 
 
 def test_dirt_sensitive_defaults_follow_the_campaign_settings():
     campaign = CampaignFactory(rule_overrides={"dirt_sensitive_traits": ["sigilo", "percepcion"]})
-    traits = services.campaign_traits(campaign=campaign)
+    traits = campaign_traits(campaign=campaign)
     assert {t.slug for t in traits if t.dirt_sensitive} == {"sigilo", "percepcion"}
 
 
 def test_a_campaign_with_its_own_traits_keeps_them(campaign):
     TraitFactory(campaign=campaign, slug="carisma", name="Carisma")
-    assert [t.slug for t in services.campaign_traits(campaign=campaign)] == ["carisma"]
+    assert [t.slug for t in campaign_traits(campaign=campaign)] == ["carisma"]
 
 
 # --- creation ----------------------------------------------------------------------------------
 
 
 def test_create_makes_a_draft_with_zero_in_every_trait(campaign, player_a):
-    character = services.character_create(
+    character = sheets.character_create(
         campaign=campaign, player=player_a, name="  Marta Ruiz  ", concept="Enfermera."
     )
     assert character.status == Character.Status.DRAFT
@@ -86,38 +87,38 @@ def test_create_makes_a_draft_with_zero_in_every_trait(campaign, player_a):
 @pytest.mark.parametrize(("name", "ok"), [("", False), ("   ", False), ("x" * 80, True)])
 def test_the_name_is_required_and_80_characters_at_most(campaign, player_a, name, ok):
     if ok:
-        assert services.character_create(campaign=campaign, player=player_a, name=name).pk
+        assert sheets.character_create(campaign=campaign, player=player_a, name=name).pk
         return
     with pytest.raises(ServiceError) as excinfo:
-        services.character_create(campaign=campaign, player=player_a, name=name)
+        sheets.character_create(campaign=campaign, player=player_a, name=name)
     assert "name" in errors_of(excinfo)
 
 
 def test_a_name_of_81_characters_is_refused(campaign, player_a):
     with pytest.raises(ServiceError) as excinfo:
-        services.character_create(campaign=campaign, player=player_a, name="x" * 81)
+        sheets.character_create(campaign=campaign, player=player_a, name="x" * 81)
     assert "name" in errors_of(excinfo)
     assert not Character.objects.exists()
 
 
 def test_only_members_create_characters(campaign, master, outsider):
     with pytest.raises(ServiceError):
-        services.character_create(campaign=campaign, player=outsider, name="Intruso")
+        sheets.character_create(campaign=campaign, player=outsider, name="Intruso")
     # The master may play too.
-    assert services.character_create(campaign=campaign, player=master, name="PNJ").pk
+    assert sheets.character_create(campaign=campaign, player=master, name="PNJ").pk
 
 
 def test_one_living_character_per_player_by_default(campaign, player_a):
-    services.character_create(campaign=campaign, player=player_a, name="Uno")
+    sheets.character_create(campaign=campaign, player=player_a, name="Uno")
     with pytest.raises(ServiceError):
-        services.character_create(campaign=campaign, player=player_a, name="Dos")
+        sheets.character_create(campaign=campaign, player=player_a, name="Dos")
     assert Character.objects.filter(player=player_a).count() == 1
 
 
 @pytest.mark.parametrize("status", [Character.Status.DEAD, Character.Status.RISEN])
 def test_a_dead_character_does_not_count_against_the_limit(campaign, player_a, status):
     make_character(campaign, player_a, status=status)
-    assert services.character_create(campaign=campaign, player=player_a, name="Otra vez").pk
+    assert sheets.character_create(campaign=campaign, player=player_a, name="Otra vez").pk
 
 
 @pytest.mark.parametrize(
@@ -126,18 +127,18 @@ def test_a_dead_character_does_not_count_against_the_limit(campaign, player_a, s
 def test_every_living_status_counts(campaign, player_a, status):
     make_character(campaign, player_a, status=status)
     with pytest.raises(ServiceError):
-        services.character_create(campaign=campaign, player=player_a, name="Segunda")
+        sheets.character_create(campaign=campaign, player=player_a, name="Segunda")
 
 
 def test_the_limit_is_a_campaign_setting(campaign, player_a, player_b):
     campaign.living_characters_per_player = 2
     campaign.save()
-    services.character_create(campaign=campaign, player=player_a, name="Uno")
-    services.character_create(campaign=campaign, player=player_a, name="Dos")
+    sheets.character_create(campaign=campaign, player=player_a, name="Uno")
+    sheets.character_create(campaign=campaign, player=player_a, name="Dos")
     with pytest.raises(ServiceError):
-        services.character_create(campaign=campaign, player=player_a, name="Tres")
+        sheets.character_create(campaign=campaign, player=player_a, name="Tres")
     # Per player: player B is not affected.
-    assert services.character_create(campaign=campaign, player=player_b, name="Uno").pk
+    assert sheets.character_create(campaign=campaign, player=player_b, name="Uno").pk
 
 
 # --- portraits ---------------------------------------------------------------------------------
@@ -150,7 +151,7 @@ def media(settings, tmp_path):
 
 
 def test_a_real_small_png_is_accepted_and_stored(campaign, player_a, media):
-    character = services.character_create(
+    character = sheets.character_create(
         campaign=campaign, player=player_a, name="Con cara", portrait=image_file()
     )
     character.refresh_from_db()
@@ -161,20 +162,20 @@ def test_a_real_small_png_is_accepted_and_stored(campaign, player_a, media):
 @pytest.mark.parametrize(("fmt", "name"), [("JPEG", "a.jpg"), ("GIF", "a.gif"), ("WEBP", "a.webp")])
 def test_jpeg_gif_and_webp_are_accepted(fmt, name):
     file = image_file(fmt, name)
-    services.validate_portrait(file)
+    portraits.validate_portrait(file)
     assert file.tell() == 0  # rewound for whoever saves it next
 
 
 def test_a_text_file_called_png_is_refused():
     fake = SimpleUploadedFile("retrato.png", b"esto no es una imagen", content_type="image/png")
     with pytest.raises(ServiceError) as excinfo:
-        services.validate_portrait(fake)
+        portraits.validate_portrait(fake)
     assert list(errors_of(excinfo)) == ["portrait"]
 
 
 def test_a_real_image_of_another_format_is_refused():
     with pytest.raises(ServiceError) as excinfo:
-        services.validate_portrait(image_file("BMP", "retrato.png"))
+        portraits.validate_portrait(image_file("BMP", "retrato.png"))
     assert "portrait" in errors_of(excinfo)
 
 
@@ -185,7 +186,7 @@ def test_an_oversized_portrait_is_refused(campaign, player_a):
     )
     assert big.size == PORTRAIT_MAX_BYTES + 1
     with pytest.raises(ServiceError) as excinfo:
-        services.character_create(campaign=campaign, player=player_a, name="X", portrait=big)
+        sheets.character_create(campaign=campaign, player=player_a, name="X", portrait=big)
     assert "portrait" in errors_of(excinfo)
     assert not Character.objects.exists()
 
@@ -193,7 +194,7 @@ def test_an_oversized_portrait_is_refused(campaign, player_a):
 def test_a_portrait_of_exactly_2_mb_passes_the_size_check():
     png = image_file().read()
     exact = SimpleUploadedFile("exacto.png", png + b"\0" * (PORTRAIT_MAX_BYTES - len(png)))
-    services.validate_portrait(exact)  # trailing bytes after IEND do not break a PNG
+    portraits.validate_portrait(exact)  # trailing bytes after IEND do not break a PNG
 
 
 # --- the player's sheet (R5) -------------------------------------------------------------------
@@ -202,11 +203,11 @@ def test_a_portrait_of_exactly_2_mb_passes_the_size_check():
 @pytest.fixture
 def draft(campaign, player_a):
     """Player A's draft, 0 everywhere."""
-    return services.character_create(campaign=campaign, player=player_a, name="Marta")
+    return sheets.character_create(campaign=campaign, player=player_a, name="Marta")
 
 
 def save(character, user, points, **kwargs):
-    return services.sheet_save(character=character, user=user, allocation=points, **kwargs)
+    return sheets.sheet_save(character=character, user=user, allocation=points, **kwargs)
 
 
 @pytest.mark.parametrize(("total", "ok"), [(9, False), (10, True), (11, False)])
@@ -243,7 +244,7 @@ def test_zero_and_the_cap_are_allowed_in_a_trait_and_cap_plus_one_is_not(player_
     from tests.factories import MembershipFactory
 
     MembershipFactory(campaign=campaign, user=player_a)
-    character = services.character_create(campaign=campaign, player=player_a, name="Tope")
+    character = sheets.character_create(campaign=campaign, player=player_a, name="Tope")
     points = {"fuerza": 4, "agilidad": 4, "sigilo": 2, "medicina": 0}
     assert save(character, player_a, points, submit=True).status == "submitted"
     other = make_character(campaign, player_a)
@@ -328,7 +329,7 @@ def submitted(draft, player_a):
 
 
 def test_the_master_approves_a_submitted_sheet(submitted, master):
-    approved = services.sheet_review(character=submitted, master=master, approve=True)
+    approved = sheets.sheet_review(character=submitted, master=master, approve=True)
     assert approved.status == Character.Status.APPROVED
     submitted.refresh_from_db()
     assert submitted.status == Character.Status.APPROVED
@@ -336,12 +337,12 @@ def test_the_master_approves_a_submitted_sheet(submitted, master):
 
 def test_returning_needs_a_comment_and_keeps_it_for_the_player(submitted, master, player_a):
     with pytest.raises(ServiceError) as excinfo:
-        services.sheet_review(character=submitted, master=master, approve=False, comment="  ")
+        sheets.sheet_review(character=submitted, master=master, approve=False, comment="  ")
     assert "comment" in errors_of(excinfo)
     submitted.refresh_from_db()
     assert submitted.status == Character.Status.SUBMITTED
 
-    returned = services.sheet_review(
+    returned = sheets.sheet_review(
         character=submitted, master=master, approve=False, comment="Demasiada fuerza."
     )
     assert (returned.status, returned.review_comment) == ("draft", "Demasiada fuerza.")
@@ -350,14 +351,14 @@ def test_returning_needs_a_comment_and_keeps_it_for_the_player(submitted, master
     assert (edited.status, edited.review_comment) == ("draft", "Demasiada fuerza.")
     resubmitted = save(edited, player_a, SCOUT, submit=True)
     assert resubmitted.review_comment == "Demasiada fuerza."
-    approved = services.sheet_review(character=resubmitted, master=master, approve=True)
+    approved = sheets.sheet_review(character=resubmitted, master=master, approve=True)
     assert approved.review_comment == ""
 
 
 def test_only_the_master_reviews(submitted, player_a, player_b, outsider):
     for user in (player_a, player_b, outsider):
         with pytest.raises(ServiceError):
-            services.sheet_review(character=submitted, master=user, approve=True)
+            sheets.sheet_review(character=submitted, master=user, approve=True)
     submitted.refresh_from_db()
     assert submitted.status == Character.Status.SUBMITTED
 
@@ -366,7 +367,7 @@ def test_only_the_master_reviews(submitted, player_a, player_b, outsider):
 def test_only_a_submitted_sheet_is_reviewed(campaign, player_a, master, status):
     character = make_character(campaign, player_a, status=status, points=BRAWLER)
     with pytest.raises(ServiceError):
-        services.sheet_review(character=character, master=master, approve=True)
+        sheets.sheet_review(character=character, master=master, approve=True)
     character.refresh_from_db()
     assert character.status == status
 
@@ -375,7 +376,7 @@ def test_approval_rechecks_the_points_against_the_current_rules(submitted, maste
     campaign.rule_overrides = {"creation_points": 12}
     campaign.save()
     with pytest.raises(ServiceError):
-        services.sheet_review(character=submitted, master=master, approve=True)
+        sheets.sheet_review(character=submitted, master=master, approve=True)
     submitted.refresh_from_db()
     assert submitted.status == Character.Status.SUBMITTED
 
@@ -389,7 +390,7 @@ def approved(campaign, player_a):
 
 
 def test_master_edit_is_logged_with_old_new_and_who(approved, master):
-    changes = services.sheet_master_edit(
+    changes = sheets.sheet_master_edit(
         character=approved,
         master=master,
         allocation={"fuerza": 4, "agilidad": "2"},  # agilidad unchanged: no row
@@ -415,7 +416,7 @@ def test_master_edit_is_logged_with_old_new_and_who(approved, master):
 
 def test_no_change_no_rows(approved, master):
     assert (
-        services.sheet_master_edit(
+        sheets.sheet_master_edit(
             character=approved, master=master, allocation={"fuerza": 3}, condition={"dirty": False}
         )
         == []
@@ -424,7 +425,7 @@ def test_no_change_no_rows(approved, master):
 
 
 def test_the_creation_total_and_cap_do_not_bind_the_master(approved, master):
-    services.sheet_master_edit(character=approved, master=master, allocation={"fuerza": 15})
+    sheets.sheet_master_edit(character=approved, master=master, allocation={"fuerza": 15})
     assert sum(sheet(approved).values()) == 22
 
 
@@ -446,7 +447,7 @@ def test_master_edit_refuses_bad_values_and_saves_nothing(
     approved, master, allocation, condition, key
 ):
     with pytest.raises(ServiceError) as excinfo:
-        services.sheet_master_edit(
+        sheets.sheet_master_edit(
             character=approved,
             master=master,
             allocation={"agilidad": 5, **(allocation or {})},
@@ -459,7 +460,7 @@ def test_master_edit_refuses_bad_values_and_saves_nothing(
 
 
 def test_master_sets_a_disease_within_its_duration(approved, master):
-    services.sheet_master_edit(
+    sheets.sheet_master_edit(
         character=approved, master=master, condition={"disease_day": "1", "disease_duration": 5}
     )
     approved.refresh_from_db()
@@ -469,15 +470,13 @@ def test_master_sets_a_disease_within_its_duration(approved, master):
 def test_players_cannot_use_the_master_edit(approved, player_a, player_b):
     for user in (player_a, player_b):
         with pytest.raises(ServiceError):
-            services.sheet_master_edit(character=approved, master=user, allocation={"fuerza": 9})
+            sheets.sheet_master_edit(character=approved, master=user, allocation={"fuerza": 9})
     assert sheet(approved)["fuerza"] == 3
 
 
 def test_master_edit_of_a_trait_added_later_logs_from_zero(approved, master, campaign):
     TraitFactory(campaign=campaign, slug="carisma", name="Carisma", position=200)
-    changes = services.sheet_master_edit(
-        character=approved, master=master, allocation={"carisma": 2}
-    )
+    changes = sheets.sheet_master_edit(character=approved, master=master, allocation={"carisma": 2})
     assert [(c.field, c.old_value, c.new_value) for c in changes] == [("Carisma", "0", "2")]
     assert sheet(approved)["carisma"] == 2
 
@@ -491,25 +490,25 @@ def can(campaign):
 
 
 def test_inventory_adds_up(approved, can):
-    services.inventory_add(character=approved, item_type=can, quantity=2)
-    item = services.inventory_add(character=approved, item_type=can, quantity="1,5")
+    inventory.inventory_add(character=approved, item_type=can, quantity=2)
+    item = inventory.inventory_add(character=approved, item_type=can, quantity="1,5")
     assert item.quantity == Decimal("3.5")
     assert InventoryItem.objects.get(character=approved, item_type=can).quantity == Decimal("3.5")
 
 
 def test_inventory_removes_down_to_zero_never_below(approved, can):
-    services.inventory_add(character=approved, item_type=can, quantity=Decimal("2"))
+    inventory.inventory_add(character=approved, item_type=can, quantity=Decimal("2"))
     with pytest.raises(ServiceError) as excinfo:
-        services.inventory_remove(character=approved, item_type=can, quantity=3)
+        inventory.inventory_remove(character=approved, item_type=can, quantity=3)
     assert "quantity" in errors_of(excinfo)
     assert InventoryItem.objects.get(character=approved, item_type=can).quantity == 2
-    item = services.inventory_remove(character=approved, item_type=can, quantity=2)
+    item = inventory.inventory_remove(character=approved, item_type=can, quantity=2)
     assert item.quantity == 0
 
 
 def test_removing_what_was_never_there_is_refused(approved, can):
     with pytest.raises(ServiceError):
-        services.inventory_remove(character=approved, item_type=can, quantity=1)
+        inventory.inventory_remove(character=approved, item_type=can, quantity=1)
     assert not InventoryItem.objects.exists()
 
 
@@ -517,7 +516,7 @@ def test_removing_what_was_never_there_is_refused(approved, can):
     "quantity", [0, -1, "-1", "0,0", "x", "", None, True, float("nan"), "Infinity", "0.0001"]
 )
 def test_bad_quantities_are_refused(approved, can, quantity):
-    for service in (services.inventory_add, services.inventory_remove):
+    for service in (inventory.inventory_add, inventory.inventory_remove):
         with pytest.raises(ServiceError) as excinfo:
             service(character=approved, item_type=can, quantity=quantity)
         assert "quantity" in errors_of(excinfo)
@@ -527,12 +526,12 @@ def test_bad_quantities_are_refused(approved, can, quantity):
 def test_another_campaigns_item_is_refused(approved):
     foreign = ItemTypeFactory(campaign=CampaignFactory(), name="Lata de conservas")
     with pytest.raises(ServiceError) as excinfo:
-        services.inventory_add(character=approved, item_type=foreign, quantity=1)
+        inventory.inventory_add(character=approved, item_type=foreign, quantity=1)
     assert "item_type" in errors_of(excinfo)
 
 
 def test_the_database_refuses_a_negative_quantity(approved, can):
-    item = services.inventory_add(character=approved, item_type=can, quantity=1)
+    item = inventory.inventory_add(character=approved, item_type=can, quantity=1)
     with pytest.raises(IntegrityError), transaction.atomic():
         InventoryItem.objects.filter(pk=item.pk).update(quantity=-1)
     item.refresh_from_db()
@@ -544,7 +543,7 @@ def test_the_database_refuses_a_negative_quantity(approved, can):
 
 @postgres_only
 def test_two_first_calls_at_once_make_the_ten_traits_once(campaign):
-    results, errors = run_concurrently(lambda: services.campaign_traits(campaign=campaign), 3)
+    results, errors = run_concurrently(lambda: campaign_traits(campaign=campaign), 3)
     assert errors == []
     assert len({tuple(t.pk for t in traits) for traits in results}) == 1
     assert Trait.objects.filter(campaign=campaign).count() == 10
@@ -553,7 +552,7 @@ def test_two_first_calls_at_once_make_the_ten_traits_once(campaign):
 @postgres_only
 def test_two_creations_at_once_cannot_pass_the_living_limit(campaign, player_a):
     results, errors = run_concurrently(
-        lambda: services.character_create(campaign=campaign, player=player_a, name="Gemela"), 2
+        lambda: sheets.character_create(campaign=campaign, player=player_a, name="Gemela"), 2
     )
     assert (len(results), [type(e) for e in errors]) == (1, [ServiceError])
     assert Character.objects.filter(player=player_a).count() == 1

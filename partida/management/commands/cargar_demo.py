@@ -17,15 +17,11 @@ from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
 from nucleo.errors import ServiceError
 from partida import demo_escenas, demo_mundo
+from personajes.inventory import inventory_add
 from personajes.models import Character, ItemType
 from personajes.selectors import sheet_rows
-from personajes.services import (
-    campaign_traits,
-    character_create,
-    inventory_add,
-    sheet_review,
-    sheet_save,
-)
+from personajes.sheets import character_create, sheet_review, sheet_save
+from personajes.traits import campaign_traits
 
 DEMO_CAMPAIGN = "valle-gris"
 # (username, password, role, is_staff)
