@@ -227,9 +227,12 @@ class ExpressionRoll:
         return f"{head}: {'; '.join(parts)} → total {self.total}"
 
 
-def _invalid(text: str, problem: str) -> RulesError:
+def _invalid(text: str, code: str, problem: str, **params: object) -> RulesError:
+    # The worded message names the (shortened) text as ``text``, next to the problem's values.
     shown = text if len(text) <= 60 else text[:57] + "…"
-    return RulesError(f"La expresión «{shown}» no es válida: {problem}.")
+    return RulesError(
+        code, f"La expresión «{shown}» no es válida: {problem}.", text=shown, **params
+    )
 
 
 def parse_expression(
@@ -258,7 +261,12 @@ def parse_expression(
         term, pos = _parse_term(text, pos, sign)
         terms.append(term)
         if len(terms) > MAX_TERMS:
-            raise _invalid(text, f"tiene más de {MAX_TERMS} términos")
+            raise _invalid(
+                text,
+                "expression_too_many_terms",
+                f"tiene más de {MAX_TERMS} términos",
+                maximum=MAX_TERMS,
+            )
         following = _parse_operator(text, pos, term)
         if following is None:
             break
@@ -281,14 +289,21 @@ def _check_text(text: str) -> None:
     or holds only spaces. Source: RULES.md R4.
     """
     if not isinstance(text, str):
-        raise RulesError("La expresión de dados debe ser un texto, como 2d6+1.")
+        raise RulesError(
+            "expression_not_text", "La expresión de dados debe ser un texto, como 2d6+1."
+        )
     if len(text) > MAX_TEXT_CHARS:
         raise RulesError(
+            "expression_too_long",
             f"La expresión de dados es demasiado larga ({len(text)} caracteres; "
-            f"máximo {MAX_TEXT_CHARS})."
+            f"máximo {MAX_TEXT_CHARS}).",
+            length=len(text),
+            maximum=MAX_TEXT_CHARS,
         )
     if not text.strip():
-        raise RulesError("La expresión de dados está vacía: escribe algo como 2d6+1 o 1d100.")
+        raise RulesError(
+            "expression_empty", "La expresión de dados está vacía: escribe algo como 2d6+1 o 1d100."
+        )
 
 
 def _skip_ws(text: str, at: int) -> int:
@@ -311,7 +326,7 @@ def _parse_term(text: str, pos: int, sign: int) -> tuple[Term, int]:
     """
     pos = _skip_ws(text, pos)
     if pos >= len(text):
-        raise _invalid(text, "falta un dado o un número al final")
+        raise _invalid(text, "expression_missing_term", "falta un dado o un número al final")
     dice = _DICE.match(text, pos)
     if dice:
         count = int(dice.group(1)) if dice.group(1) else 1
@@ -322,11 +337,26 @@ def _parse_term(text: str, pos: int, sign: int) -> tuple[Term, int]:
     if not number:
         found = text[pos]
         if found in "dD":
-            raise _invalid(text, "falta el número de caras tras «d» (por ejemplo 1d6)")
-        raise _invalid(text, f"se esperaba un dado (como 2d6) o un número y hay «{found}»")
+            raise _invalid(
+                text,
+                "expression_missing_faces",
+                "falta el número de caras tras «d» (por ejemplo 1d6)",
+                example="1d6",
+            )
+        raise _invalid(
+            text,
+            "expression_unexpected",
+            f"se esperaba un dado (como 2d6) o un número y hay «{found}»",
+            found=found,
+        )
     value = int(number.group())
     if value > MAX_NUMBER:
-        raise _invalid(text, f"el número {value} es demasiado grande")
+        raise _invalid(
+            text,
+            "expression_number_too_big",
+            f"el número {value} es demasiado grande",
+            number=value,
+        )
     return ConstantTerm(sign, value), number.end()
 
 
@@ -342,10 +372,20 @@ def _parse_comparison(text: str, pos: int) -> tuple[Comparison | None, int]:
         return None, pos
     number = _NUMBER.match(text, _skip_ws(text, cmp.end()))
     if not number:
-        raise _invalid(text, f"falta el número tras «{cmp.group(1)}»")
+        raise _invalid(
+            text,
+            "expression_missing_number",
+            f"falta el número tras «{cmp.group(1)}»",
+            operator=cmp.group(1),
+        )
     target = int(number.group())
     if target > MAX_NUMBER:
-        raise _invalid(text, f"el número {target} es demasiado grande")
+        raise _invalid(
+            text,
+            "expression_number_too_big",
+            f"el número {target} es demasiado grande",
+            number=target,
+        )
     return Comparison(_OPS[cmp.group(1)], target), number.end()
 
 
@@ -366,14 +406,35 @@ def _parse_operator(text: str, pos: int, term: Term) -> tuple[int, int] | None:
         return (-1 if found == "-" else 1), after + 1
     if found in "<>=≤≥":
         if isinstance(term, ConstantTerm):
-            raise _invalid(text, "una comparación sólo puede seguir a unos dados (3d100<=40)")
+            raise _invalid(
+                text,
+                "expression_comparison_without_dice",
+                "una comparación sólo puede seguir a unos dados (3d100<=40)",
+            )
         if term.comparison is None:
-            raise _invalid(text, "comparación no reconocida: usa <=, <, >= o >")
-        raise _invalid(text, "sólo se admite una comparación por tirada de dados")
+            raise _invalid(
+                text,
+                "expression_comparison_unknown",
+                "comparación no reconocida: usa <=, <, >= o >",
+            )
+        raise _invalid(
+            text, "expression_two_comparisons", "sólo se admite una comparación por tirada de dados"
+        )
     if after == pos:
         if found in "dD" and isinstance(term, ConstantTerm):
-            raise _invalid(text, "falta el número de caras tras «d» (por ejemplo 2d6)")
-        raise _invalid(text, f"sobra «{found}» tras «{text[:pos].strip()}»")
+            raise _invalid(
+                text,
+                "expression_missing_faces",
+                "falta el número de caras tras «d» (por ejemplo 2d6)",
+                example="2d6",
+            )
+        raise _invalid(
+            text,
+            "expression_extra_text",
+            f"sobra «{found}» tras «{text[:pos].strip()}»",
+            found=found,
+            after=text[:pos].strip(),
+        )
     return None
 
 
@@ -389,10 +450,18 @@ def _parse_comment(text: str, pos: int) -> str:
         return ""
     rest = text[after:].rstrip()
     if _DICE_WORD.match(rest):
-        raise _invalid(text, f"falta un «+» o un «-» antes de «{rest.split()[0]}»")
+        raise _invalid(
+            text,
+            "expression_missing_operator",
+            f"falta un «+» o un «-» antes de «{rest.split()[0]}»",
+            word=rest.split()[0],
+        )
     if not (rest[0].isalpha() or rest[0] in _COMMENT_START):
         raise _invalid(
-            text, f"el comentario tras la tirada debe empezar por una letra, no «{rest[0]}»"
+            text,
+            "expression_comment_start",
+            f"el comentario tras la tirada debe empezar por una letra, no «{rest[0]}»",
+            char=rest[0],
         )
     return rest
 
@@ -416,19 +485,54 @@ def _check_limits(
         if not isinstance(t, DiceTerm):
             continue
         if t.count < 1:
-            raise _invalid(text, f"«{t.count}d{t.faces}» no tira ningún dado")
+            raise _invalid(
+                text,
+                "expression_no_dice",
+                f"«{t.count}d{t.faces}» no tira ningún dado",
+                count=t.count,
+                faces=t.faces,
+            )
         if t.count > max_dice_per_term:
             raise _invalid(
-                text, f"«{t}» tira {t.count} dados y el máximo es {max_dice_per_term} por término"
+                text,
+                "expression_too_many_dice_in_term",
+                f"«{t}» tira {t.count} dados y el máximo es {max_dice_per_term} por término",
+                term=str(t),
+                count=t.count,
+                maximum=max_dice_per_term,
             )
         if t.faces < MIN_FACES:
-            noun = "cara" if t.faces == 1 else "caras"
-            raise _invalid(text, f"un dado de {t.faces} {noun} no existe (mínimo {MIN_FACES})")
+            if t.faces == 1:
+                raise _invalid(
+                    text,
+                    "expression_one_face",
+                    f"un dado de 1 cara no existe (mínimo {MIN_FACES})",
+                    minimum=MIN_FACES,
+                )
+            raise _invalid(
+                text,
+                "expression_too_few_faces",
+                f"un dado de {t.faces} caras no existe (mínimo {MIN_FACES})",
+                faces=t.faces,
+                minimum=MIN_FACES,
+            )
         if t.faces > max_faces:
-            raise _invalid(text, f"un dado de {t.faces} caras supera el máximo de {max_faces}")
+            raise _invalid(
+                text,
+                "expression_too_many_faces",
+                f"un dado de {t.faces} caras supera el máximo de {max_faces}",
+                faces=t.faces,
+                maximum=max_faces,
+            )
         total_dice += t.count
     if total_dice > max_dice_total:
-        raise _invalid(text, f"tira {total_dice} dados y el máximo es {max_dice_total} en total")
+        raise _invalid(
+            text,
+            "expression_too_many_dice",
+            f"tira {total_dice} dados y el máximo es {max_dice_total} en total",
+            dice=total_dice,
+            maximum=max_dice_total,
+        )
 
 
 def roll_expression(
@@ -503,7 +607,11 @@ def roll_totals(
     """
     parsed = expression if isinstance(expression, DiceExpression) else parse_expression(expression)
     if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 0:
-        raise RulesError(f"El número de tiradas debe ser un entero no negativo ({size!r}).")
+        raise RulesError(
+            "roll_count_invalid",
+            f"El número de tiradas debe ser un entero no negativo ({size!r}).",
+            size=repr(size),
+        )
     totals = np.zeros(int(size), dtype=np.int64)
     columns: list[NDArray[np.int64]] = []
     for term in parsed.terms:
