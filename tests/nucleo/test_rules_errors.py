@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from reglas import errors as reglas_errors
 from reglas.combat.attacks import _trait
 from reglas.dice import check_trait_value, roll_action
 from reglas.errors import RulesError
-from reglas.expressions import parse_expression
+from reglas.expressions import _PROBLEMS, parse_expression
 from reglas.population import apply_adjustments, population
 from reglas.settings import RuleSettings
 from reglas.tables import Tables
@@ -108,6 +109,16 @@ def test_every_msgid_has_a_spanish_translation_with_the_same_placeholders(code):
 
 def test_every_catalog_entry_is_raised_somewhere():
     assert set(MESSAGES) == {s.code for s in SITES}
+
+
+def test_the_spanish_expression_problems_name_the_same_params_as_their_msgids():
+    # ``_invalid`` formats ``_PROBLEMS[code]`` with the call's params: a name missing there
+    # would make the engine itself raise KeyError.
+    for code, problem in _PROBLEMS.items():
+        with translation.override(None):
+            msgid = str(MESSAGES[code])
+        named = {name for _, name, _, _ in string.Formatter().parse(problem) if name}
+        assert named | {"text"} == set(PLACEHOLDER.findall(msgid)), code
 
 
 def test_labels_word_every_quantity_the_engine_names():
