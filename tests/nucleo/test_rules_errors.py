@@ -8,6 +8,7 @@ a reader's page (a missing param would raise ``KeyError`` while wording).
 from __future__ import annotations
 
 import ast
+import json
 import re
 import string
 from dataclasses import dataclass
@@ -211,6 +212,7 @@ def test_a_refusal_reads_as_the_engine_in_spanish_and_as_english_in_english(
 ):
     exc = _raised(call)
     assert exc.code == code
+    assert json.loads(json.dumps(exc.params)) == exc.params  # the API may pass them on as JSON
     if params is not None:
         assert exc.params == params
     with translation.override("es"):
