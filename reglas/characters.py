@@ -198,7 +198,7 @@ class ConditionState:
                     "state_field_negative",
                     f"«{f.name}» no puede ser negativo ({value}).",
                     name=f.name,
-                    value=value,
+                    value=int(value),  # numpy ints too: params stay JSON-able
                 )
 
     @property

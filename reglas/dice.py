@@ -68,7 +68,7 @@ def _check_int(value: object, what: str, minimum: int) -> int:
             f"{LABELS[what]} no puede ser menor que {minimum} ({value}).",
             what=what,
             minimum=minimum,
-            value=value,
+            value=int(value),
         )
     return int(value)
 
