@@ -15,6 +15,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from nucleo.rules_errors import rules_message
 from reglas.errors import RulesError
 from reglas.settings import RuleSettings
 from reglas.tables import Tables
@@ -30,7 +31,7 @@ def validate_rule_overrides(value: object) -> None:
     try:
         RuleSettings.from_dict(value)
     except RulesError as exc:
-        raise ValidationError(str(exc)) from None
+        raise ValidationError(rules_message(exc)) from None
 
 
 def validate_rule_tables(value: object) -> None:
@@ -43,7 +44,7 @@ def validate_rule_tables(value: object) -> None:
     try:
         Tables.from_overrides(value)
     except RulesError as exc:
-        raise ValidationError(str(exc)) from None
+        raise ValidationError(rules_message(exc)) from None
 
 
 class RuleChange(models.Model):

@@ -23,6 +23,7 @@ from mundo.access import require_master
 from mundo.models import Campaign, RuleChange
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock
+from nucleo.rules_errors import rules_message
 from nucleo.users import AnyUser
 from reglas.errors import RulesError
 from reglas.settings import RuleSettings
@@ -326,7 +327,9 @@ def rule_settings_save(
         try:
             after = RuleSettings.from_dict({**locked.rule_overrides, **values})
         except RulesError as exc:
-            raise ServiceError({_named_field(exc, known) or "__all__": str(exc)}) from None
+            raise ServiceError(
+                {_named_field(exc, known) or "__all__": rules_message(exc)}
+            ) from None
         new = after.to_dict()
         changes = [
             {"name": n, "old": before[n], "new": new[n]} for n in known if before[n] != new[n]
@@ -362,7 +365,9 @@ def rule_table_save(
             Tables.from_overrides(stored, locked.rules)
         except RulesError as exc:
             paths = [c.path for c in table_cells(table, before)]
-            raise ServiceError({_named_field(exc, paths) or "__all__": str(exc)}) from None
+            raise ServiceError(
+                {_named_field(exc, paths) or "__all__": rules_message(exc)}
+            ) from None
         old = {c.path: c.value for c in table_cells(table, before)}
         changes = [
             {"name": c.path, "old": old.get(c.path), "new": c.value}

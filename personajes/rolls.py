@@ -27,6 +27,7 @@ from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from nucleo.ledger import USER_SUBJECT_OFFSET, roll_record
 from nucleo.locks import campaign_locked
+from nucleo.rules_errors import rules_message
 from nucleo.users import AnyUser
 from personajes._helpers import (
     REASON_MAX_LENGTH,
@@ -113,7 +114,7 @@ def roll_action_for_character(
     try:
         penalty = action_penalty(condition_state(locked), sensitive, campaign.rules)
     except RulesError as exc:
-        raise ServiceError(str(exc)) from None
+        raise ServiceError(rules_message(exc)) from None
 
     def roller(rng: np.random.Generator) -> dict[str, object]:
         try:
@@ -123,7 +124,7 @@ def roll_action_for_character(
                 return {"dice": list(roll_dice(1 + value, D100, rng))}
             result = roll_action(value, threshold, rng, penalty)
         except RulesError as exc:
-            raise ServiceError(str(exc)) from None
+            raise ServiceError(rules_message(exc)) from None
         return {
             "dice": list(result.dice),
             "effective_threshold": result.threshold,
@@ -176,7 +177,7 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
     try:
         result = action_from_dice(stored.trait_value, threshold, stored.dice, penalty)
     except RulesError as exc:
-        raise ServiceError(str(exc)) from None
+        raise ServiceError(rules_message(exc)) from None
     updated = Roll.objects.filter(pk=stored.pk, base_threshold__isnull=True).update(
         base_threshold=threshold,
         effective_threshold=result.threshold,
@@ -276,7 +277,7 @@ def expression_roll_create(
     try:
         parsed = parse_expression(text)
     except RulesError as exc:
-        raise ServiceError({"expression": str(exc)}) from None
+        raise ServiceError({"expression": rules_message(exc)}) from None
     reason = clean_reason(reason) or parsed.reason[:REASON_MAX_LENGTH]
 
     def roller(rng: np.random.Generator) -> dict[str, object]:

@@ -123,7 +123,11 @@ def validate_allocation(
             )
         )
     if raise_errors and problems:
-        raise RulesError(" ".join(p.message for p in problems))
+        raise RulesError(
+            "trait_allocation_invalid",
+            " ".join(p.message for p in problems),
+            detail=" ".join(p.message for p in problems),
+        )
     return problems
 
 
@@ -176,11 +180,26 @@ class ConditionState:
             value = getattr(self, f.name)
             if f.type == "bool":
                 if not isinstance(value, bool | np.bool_):
-                    raise RulesError(f"«{f.name}» debe ser verdadero o falso ({value!r}).")
+                    raise RulesError(
+                        "state_field_not_bool",
+                        f"«{f.name}» debe ser verdadero o falso ({value!r}).",
+                        name=f.name,
+                        value=repr(value),
+                    )
             elif isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise RulesError(f"«{f.name}» debe ser un número entero ({value!r}).")
+                raise RulesError(
+                    "state_field_not_int",
+                    f"«{f.name}» debe ser un número entero ({value!r}).",
+                    name=f.name,
+                    value=repr(value),
+                )
             elif value < 0:
-                raise RulesError(f"«{f.name}» no puede ser negativo ({value}).")
+                raise RulesError(
+                    "state_field_negative",
+                    f"«{f.name}» no puede ser negativo ({value}).",
+                    name=f.name,
+                    value=int(value),  # numpy ints too: params stay JSON-able
+                )
 
     @property
     def sick(self) -> bool:
@@ -203,7 +222,11 @@ class ConditionState:
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(values) - names
         if unknown:
-            raise RulesError(f"Campos desconocidos en el estado: {', '.join(sorted(unknown))}.")
+            raise RulesError(
+                "state_unknown_fields",
+                f"Campos desconocidos en el estado: {', '.join(sorted(unknown))}.",
+                names=", ".join(sorted(unknown)),
+            )
         return cls(**values)
 
 
@@ -258,12 +281,16 @@ class ConditionArrays:
         names = set(_INT_FIELDS) | set(_BOOL_FIELDS)
         unknown = set(columns) - names
         if unknown:
-            raise RulesError(f"Columnas desconocidas: {', '.join(sorted(unknown))}.")
+            raise RulesError(
+                "unknown_columns",
+                f"Columnas desconocidas: {', '.join(sorted(unknown))}.",
+                names=", ".join(sorted(unknown)),
+            )
         out: dict[str, Any] = {}
         for name in _INT_FIELDS:
             out[name] = _column(columns.get(name, 0), n, np.int64, name)
             if np.any(out[name] < 0):
-                raise RulesError(f"«{name}» no puede ser negativo.")
+                raise RulesError("column_negative", f"«{name}» no puede ser negativo.", name=name)
         for name in _BOOL_FIELDS:
             out[name] = _column(columns.get(name, False), n, np.bool_, name)
         return cls(**out)
@@ -288,7 +315,13 @@ def _column(value: ArrayLike, n: int, dtype: Any, name: str) -> NDArray[Any]:
     if arr.ndim == 0:
         return np.full(n, arr, dtype=dtype)
     if arr.shape != (n,):
-        raise RulesError(f"«{name}» debe tener forma ({n},), no {arr.shape}.")
+        raise RulesError(
+            "column_shape",
+            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
+            name=name,
+            n=n,
+            shape=str(arr.shape),
+        )
     return arr.astype(dtype)
 
 

@@ -76,9 +76,18 @@ def handle_poblacion(args: argparse.Namespace, rng: np.random.Generator) -> tupl
     ]
     if args.hasta is not None:
         if args.hasta < args.dia:
-            raise RulesError(f"--hasta ({args.hasta}) no puede ser anterior a --dia ({args.dia}).")
+            raise RulesError(
+                "cli_until_before_day",
+                f"--hasta ({args.hasta}) no puede ser anterior a --dia ({args.dia}).",
+                hasta=args.hasta,
+                dia=args.dia,
+            )
         if args.hasta - args.dia + 1 > MAX_CURVE_DAYS:
-            raise RulesError(f"La curva no puede pasar de {MAX_CURVE_DAYS} días.")
+            raise RulesError(
+                "cli_curve_too_long",
+                f"La curva no puede pasar de {MAX_CURVE_DAYS} días.",
+                maximum=MAX_CURVE_DAYS,
+            )
         curve = population_curve(args.habitantes, range(args.dia, args.hasta + 1), args.r)
         payload["curve"] = [
             {"day": args.dia + i, "p": c.p, "zombies": c.zombies, "survivors": c.survivors}
@@ -99,14 +108,16 @@ def handle_encuentro(args: argparse.Namespace, rng: np.random.Generator) -> tupl
     """Zombies met on a path (R18): one binomial draw over the cells swept."""
     if args.area is not None:
         if args.ancho is not None or args.largo is not None:
-            raise RulesError("Usa --area o bien --ancho y --largo, no ambos.")
+            raise RulesError("cli_area_twice", "Usa --area o bien --ancho y --largo, no ambos.")
         area = float(args.area)
     elif args.ancho is not None and args.largo is not None:
         if args.ancho < 0 or args.largo < 0:
-            raise RulesError("El ancho y el largo no pueden ser negativos.")
+            raise RulesError("cli_size_negative", "El ancho y el largo no pueden ser negativos.")
         area = float(args.ancho) * float(args.largo)
     else:
-        raise RulesError("Indica el área con --area o con --ancho y --largo (en metros).")
+        raise RulesError(
+            "cli_area_missing", "Indica el área con --area o con --ancho y --largo (en metros)."
+        )
     encounter = roll_encounter(
         area, args.zombis, args.recorrido, DetectionMode.parse(args.modo), rng
     )
@@ -126,7 +137,11 @@ def handle_clima(args: argparse.Namespace, rng: np.random.Generator) -> tuple[Pa
         try:
             date = dt.date.fromisoformat(args.fecha)
         except ValueError as exc:
-            raise RulesError(f"Fecha no válida «{args.fecha}»: usa AAAA-MM-DD.") from exc
+            raise RulesError(
+                "cli_date_invalid",
+                f"Fecha no válida «{args.fecha}»: usa AAAA-MM-DD.",
+                fecha=args.fecha,
+            ) from exc
         season = season_for(date)
     else:
         season = Season.parse(args.estacion)
@@ -173,9 +188,11 @@ def handle_combate(args: argparse.Namespace, rng: np.random.Generator) -> tuple[
     """One attack (R19): to-hit action roll and, if it hits, the wound roll."""
     weapon = DEFAULT_COMBAT.weapon(args.arma)
     if args.rasgo < 0 or args.fuerza < 0:
-        raise RulesError("Los rasgos no pueden ser negativos.")
+        raise RulesError("cli_traits_negative", "Los rasgos no pueden ser negativos.")
     if args.penalizacion < 0:
-        raise RulesError("La penalización se indica en puntos positivos (se restan).")
+        raise RulesError(
+            "cli_penalty_negative", "La penalización se indica en puntos positivos (se restan)."
+        )
     table = DEFAULT_COMBAT
     traits = {
         table.trait_ranged: args.rasgo,

@@ -118,7 +118,12 @@ class CombatTable:
             if row.slug == slug:
                 return row
         known = ", ".join(w.slug for w in self.wound_classes)
-        raise RulesError(f"Clase de arma desconocida «{slug}»: usa una de {known}.")
+        raise RulesError(
+            "weapon_class_unknown",
+            f"Clase de arma desconocida «{slug}»: usa una de {known}.",
+            slug=slug,
+            known=known,
+        )
 
     def caliber(self, slug: str) -> Caliber:
         """A caliber. Raises RulesError if unknown."""
@@ -126,7 +131,12 @@ class CombatTable:
             if row.slug == slug:
                 return row
         known = ", ".join(c.slug for c in self.calibers)
-        raise RulesError(f"Calibre desconocido «{slug}»: usa uno de {known}.")
+        raise RulesError(
+            "caliber_unknown",
+            f"Calibre desconocido «{slug}»: usa uno de {known}.",
+            slug=slug,
+            known=known,
+        )
 
     def weapon(self, slug: str) -> Weapon:
         """A listed weapon by slug. Raises RulesError if unknown."""
@@ -134,13 +144,22 @@ class CombatTable:
             if row.slug == slug:
                 return row
         known = ", ".join(w.slug for w in self.weapons)
-        raise RulesError(f"Arma desconocida «{slug}»: usa una de {known}.")
+        raise RulesError(
+            "weapon_unknown",
+            f"Arma desconocida «{slug}»: usa una de {known}.",
+            slug=slug,
+            known=known,
+        )
 
     def check_weapon(self, weapon: Weapon) -> None:
         """Raise RulesError unless the weapon's kind and caliber exist in this table."""
         if weapon.is_firearm:
             if weapon.caliber is None:
-                raise RulesError(f"El arma de fuego «{weapon.label}» no tiene calibre.")
+                raise RulesError(
+                    "firearm_without_caliber",
+                    f"El arma de fuego «{weapon.label}» no tiene calibre.",
+                    weapon=weapon.label,
+                )
             self.caliber(weapon.caliber)
         else:
             self.wound_class(weapon.kind)
@@ -262,7 +281,11 @@ def _to_hit(data: object, hp: str) -> dict[str, Any]:
         row = check_object(raw, bp, ("max_m", "threshold"))
         max_m = check_number(row["max_m"], f"{bp}.max_m")
         if max_m <= previous:
-            fail(f"{bp}.max_m", "debe ser mayor que el de la banda anterior")
+            fail(
+                f"{bp}.max_m",
+                "table_band_not_increasing",
+                "debe ser mayor que el de la banda anterior",
+            )
         previous = max_m
         threshold = check_percent(row["threshold"], f"{bp}.threshold")
         bands.append(RangeBand(max_m=max_m, threshold=threshold))
@@ -290,9 +313,18 @@ def _wound(data: object, wp: str) -> tuple[tuple[WoundClass, ...], tuple[Caliber
         for row in [check_object(raw, f"{wp}.classes.{slug}", ("label", "threshold"))]
     )
     if UNARMED not in {c.slug for c in classes}:
-        fail(f"{wp}.classes", f"debe incluir «{UNARMED}» (desarmado)")
+        fail(
+            f"{wp}.classes",
+            "table_unarmed_missing",
+            f"debe incluir «{UNARMED}» (desarmado)",
+            unarmed=UNARMED,
+        )
     if FIREARM in {c.slug for c in classes}:
-        fail(f"{wp}.classes.{FIREARM}", "es un nombre reservado para las armas de fuego")
+        fail(
+            f"{wp}.classes.{FIREARM}",
+            "table_firearm_reserved",
+            "es un nombre reservado para las armas de fuego",
+        )
     calibers = tuple(
         Caliber(
             slug=slug,
@@ -322,12 +354,27 @@ def _weapons(
         if kind == FIREARM:
             caliber = check_text(row["caliber"], f"{p}.caliber")
             if caliber not in caliber_slugs:
-                fail(f"{p}.caliber", f"nombra un calibre que no existe ({caliber})")
+                fail(
+                    f"{p}.caliber",
+                    "table_caliber_unknown",
+                    f"nombra un calibre que no existe ({caliber})",
+                    caliber=caliber,
+                )
         else:
             if kind not in class_slugs:
-                fail(f"{p}.kind", f"debe ser «{FIREARM}» o una clase de «{path}.wound.classes»")
+                fail(
+                    f"{p}.kind",
+                    "table_weapon_kind",
+                    f"debe ser «{FIREARM}» o una clase de «{path}.wound.classes»",
+                    firearm=FIREARM,
+                    table=path,
+                )
             if row["caliber"] is not None:
-                fail(f"{p}.caliber", "debe ser null en un arma que no es de fuego")
+                fail(
+                    f"{p}.caliber",
+                    "table_caliber_not_null",
+                    "debe ser null en un arma que no es de fuego",
+                )
         weapons.append(
             Weapon(
                 slug=slug,

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from reglas.core import Breakdown, Modifier, breakdown_total, clamp_threshold
-from reglas.errors import RulesError
+from reglas.errors import LABELS, RulesError
 from reglas.expressions import MAX_DICE_TOTAL, MAX_FACES, MIN_FACES
 
 D100 = 100
@@ -35,10 +35,20 @@ def _percent(p: float) -> str:
 def _check_number(value: object, what: str) -> float:
     """A finite number as given (ints stay ints, so JSON shows 30 and not 30.0)."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise RulesError(f"{what} debe ser un número ({value!r}).")
+        raise RulesError(
+            "number_invalid",
+            f"{LABELS[what]} debe ser un número ({value!r}).",
+            what=what,
+            value=repr(value),
+        )
     number = float(value)
     if not math.isfinite(number):
-        raise RulesError(f"{what} debe ser un número finito ({value!r}).")
+        raise RulesError(
+            "number_not_finite",
+            f"{LABELS[what]} debe ser un número finito ({value!r}).",
+            what=what,
+            value=repr(value),
+        )
     if isinstance(value, int | np.integer):
         return int(value)
     return number
@@ -46,9 +56,20 @@ def _check_number(value: object, what: str) -> float:
 
 def _check_int(value: object, what: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise RulesError(f"{what} debe ser un número entero ({value!r}).")
+        raise RulesError(
+            "integer_invalid",
+            f"{LABELS[what]} debe ser un número entero ({value!r}).",
+            what=what,
+            value=repr(value),
+        )
     if value < minimum:
-        raise RulesError(f"{what} no puede ser menor que {minimum} ({value}).")
+        raise RulesError(
+            "integer_below_minimum",
+            f"{LABELS[what]} no puede ser menor que {minimum} ({value}).",
+            what=what,
+            minimum=minimum,
+            value=int(value),
+        )
     return int(value)
 
 
@@ -57,10 +78,15 @@ def check_trait_value(trait_value: object) -> int:
 
     Source: RULES.md R3, R5.
     """
-    value = _check_int(trait_value, "El valor del rasgo", 0)
+    value = _check_int(trait_value, "trait_value", 0)
     if value + 1 > MAX_ACTION_DICE:
         raise RulesError(
-            f"El valor del rasgo ({value}) daría {value + 1} dados; el máximo es {MAX_ACTION_DICE}."
+            "trait_too_many_dice",
+            f"El valor del rasgo ({value}) daría {value + 1} dados; "
+            f"el máximo es {MAX_ACTION_DICE}.",
+            value=value,
+            dice=value + 1,
+            maximum=MAX_ACTION_DICE,
         )
     return value
 
@@ -79,10 +105,10 @@ def die_succeeds(die: int, threshold: float) -> bool:
     Raises RulesError if the die is not an int in 1..100 or the threshold not a number.
     Source: RULES.md R1.
     """
-    face = _check_int(die, "El dado", 1)
+    face = _check_int(die, "die", 1)
     if face > D100:
-        raise RulesError(f"Un d100 no puede sacar {face}.")
-    return face <= clamp_threshold(_check_number(threshold, "El umbral"))
+        raise RulesError("d100_face_invalid", f"Un d100 no puede sacar {face}.", face=face)
+    return face <= clamp_threshold(_check_number(threshold, "threshold"))
 
 
 def roll_dice(count: int, faces: int, rng: np.random.Generator) -> tuple[int, ...]:
@@ -91,12 +117,22 @@ def roll_dice(count: int, faces: int, rng: np.random.Generator) -> tuple[int, ..
     ``count`` in 1..1000, ``faces`` in 2..1000 (the R4 limits). Raises RulesError otherwise,
     before drawing. Source: RULES.md R4.
     """
-    n = _check_int(count, "El número de dados", 1)
-    f = _check_int(faces, "El número de caras", MIN_FACES)
+    n = _check_int(count, "dice_count", 1)
+    f = _check_int(faces, "faces_count", MIN_FACES)
     if n > MAX_DICE_TOTAL:
-        raise RulesError(f"No se pueden tirar {n} dados a la vez (máximo {MAX_DICE_TOTAL}).")
+        raise RulesError(
+            "dice_too_many",
+            f"No se pueden tirar {n} dados a la vez (máximo {MAX_DICE_TOTAL}).",
+            count=n,
+            maximum=MAX_DICE_TOTAL,
+        )
     if f > MAX_FACES:
-        raise RulesError(f"Un dado de {f} caras supera el máximo de {MAX_FACES}.")
+        raise RulesError(
+            "die_too_many_faces",
+            f"Un dado de {f} caras supera el máximo de {MAX_FACES}.",
+            faces=f,
+            maximum=MAX_FACES,
+        )
     return tuple(int(x) for x in rng.integers(1, f + 1, size=n))
 
 
@@ -134,7 +170,7 @@ def event_from_die(probability: float, die: int) -> EventRoll:
     Raises RulesError for a non-number probability or a die outside 1..100.
     Source: RULES.md R2 (26 %, die 96 → no disease).
     """
-    p = _check_number(probability, "La probabilidad")
+    p = _check_number(probability, "probability")
     success = die_succeeds(die, p)
     return EventRoll(probability=p, threshold=clamp_threshold(p), die=int(die), success=success)
 
@@ -145,7 +181,7 @@ def roll_event(probability: float, rng: np.random.Generator) -> EventRoll:
     Raises RulesError (nothing rolled) if ``probability`` is not a finite number.
     Source: RULES.md R2.
     """
-    _check_number(probability, "La probabilidad")
+    _check_number(probability, "probability")
     return event_from_die(probability, d100(rng))
 
 
@@ -156,7 +192,7 @@ def action_success_probability(trait_value: int, threshold: float) -> float:
     Raises RulesError for a bad trait value or threshold. Source: RULES.md R3.
     """
     x = check_trait_value(trait_value)
-    t = clamp_threshold(_check_number(threshold, "El umbral"))
+    t = clamp_threshold(_check_number(threshold, "threshold"))
     return 1.0 - (1.0 - t / D100) ** (1 + x)
 
 
@@ -185,7 +221,7 @@ def action_chance(trait_value: int, base_threshold: float, penalty: int = 0) -> 
     less ``penalty`` points (R9, positive = harder). The one preview computation of pages, forms
     and the API. Raises RulesError for a bad trait value or threshold. Source: RULES.md R1, R3.
     """
-    effective = clamp_threshold(_check_number(base_threshold, "El umbral") - penalty)
+    effective = clamp_threshold(_check_number(base_threshold, "threshold") - penalty)
     return ActionChance(
         trait_value=trait_value,
         base_threshold=int(base_threshold),
@@ -263,11 +299,15 @@ def _number_text(value: float) -> str:
 def _effective_threshold(
     base_threshold: float, penalty: Iterable[Modifier]
 ) -> tuple[float, Breakdown, int]:
-    base = _check_number(base_threshold, "El umbral")
+    base = _check_number(base_threshold, "threshold")
     lines = tuple(penalty)
     for m in lines:
         if not isinstance(m, Modifier):
-            raise RulesError(f"Cada línea de penalización debe ser un Modifier ({m!r}).")
+            raise RulesError(
+                "penalty_not_modifier",
+                f"Cada línea de penalización debe ser un Modifier ({m!r}).",
+                line=repr(m),
+            )
     return base, lines, clamp_threshold(base - breakdown_total(lines))
 
 
@@ -284,11 +324,21 @@ def action_from_dice(
     """
     x = check_trait_value(trait_value)
     base, lines, threshold = _effective_threshold(base_threshold, penalty)
-    faces = tuple(int(_check_int(d, "El dado", 1)) for d in dice)
+    faces = tuple(int(_check_int(d, "die", 1)) for d in dice)
     if any(d > D100 for d in faces):
-        raise RulesError(f"Un d100 sólo saca de 1 a 100 ({list(faces)}).")
+        raise RulesError(
+            "d100_faces_invalid",
+            f"Un d100 sólo saca de 1 a 100 ({list(faces)}).",
+            faces=str(list(faces)),
+        )
     if len(faces) != 1 + x:
-        raise RulesError(f"Con rasgo {x} se tiran {1 + x} dados, no {len(faces)}.")
+        raise RulesError(
+            "action_dice_count",
+            f"Con rasgo {x} se tiran {1 + x} dados, no {len(faces)}.",
+            trait=x,
+            expected=1 + x,
+            got=len(faces),
+        )
     successes = sum(1 for d in faces if d <= threshold)
     return ActionRoll(
         trait_value=x,
@@ -349,7 +399,7 @@ def clamp_thresholds(thresholds: ArrayLike) -> NDArray[np.int64]:
     """
     t = np.asarray(thresholds, dtype=np.float64)
     if not np.all(np.isfinite(t)):
-        raise RulesError("Los umbrales deben ser números finitos.")
+        raise RulesError("thresholds_not_finite", "Los umbrales deben ser números finitos.")
     return np.clip(np.round(t), 0, D100).astype(np.int64)
 
 
@@ -366,13 +416,17 @@ def roll_actions(
     """
     x = np.asarray(trait_values)
     if x.dtype.kind not in "iu":
-        raise RulesError("Los valores de rasgo deben ser números enteros.")
+        raise RulesError("trait_values_not_int", "Los valores de rasgo deben ser números enteros.")
     t = clamp_thresholds(thresholds)
     x, t = np.broadcast_arrays(x.astype(np.int64), t)
     x = x.reshape(-1)
     t = t.reshape(-1)
     if x.size and (x.min() < 0 or x.max() + 1 > MAX_ACTION_DICE):
-        raise RulesError(f"Los valores de rasgo deben estar entre 0 y {MAX_ACTION_DICE - 1}.")
+        raise RulesError(
+            "trait_values_range",
+            f"Los valores de rasgo deben estar entre 0 y {MAX_ACTION_DICE - 1}.",
+            maximum=MAX_ACTION_DICE - 1,
+        )
     count = x + 1
     k = int(count.max()) if count.size else 0
     dice = rng.integers(1, D100 + 1, size=(x.size, k), dtype=np.int64)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from reglas.errors import RulesError
+from reglas.errors import LABELS, RulesError
 from reglas.tables import DEFAULT_ENCOUNTERS, DetectionMode, EncounterTable
 
 __all__ = [
@@ -39,7 +39,12 @@ __all__ = [
 
 def _finite_non_negative(value: float, what: str) -> float:
     if isinstance(value, bool) or not math.isfinite(value) or value < 0:
-        raise RulesError(f"{what} debe ser un número de 0 o más (se recibió {value}).")
+        raise RulesError(
+            "number_negative_given",
+            f"{LABELS[what]} debe ser un número de 0 o más (se recibió {value}).",
+            what=what,
+            value=value,
+        )
     return float(value)
 
 
@@ -49,7 +54,7 @@ def cells(area_m2: float, table: EncounterTable = DEFAULT_ENCOUNTERS) -> int:
     ``area_m2`` in m² (≥ 0). Raises RulesError for a negative or non-finite area.
     Example: 100 × 100 m → 2500. Source: RULES.md R18.
     """
-    area = _finite_non_negative(area_m2, "El área (m²)")
+    area = _finite_non_negative(area_m2, "area_m2")
     # A tiny epsilon keeps 0.3 × 40 = 11.999999… from losing a cell to float noise.
     return math.floor(area / table.cell_area_m2 + 1e-9)
 
@@ -61,11 +66,21 @@ def p_cell(zombies: int, n_cells: int) -> float:
     negative. Example: 150 zombies in 2500 cells → 0.06. Source: RULES.md R18.
     """
     if zombies < 0:
-        raise RulesError(f"El número de zombis no puede ser negativo (se recibió {zombies}).")
+        raise RulesError(
+            "zombies_negative",
+            f"El número de zombis no puede ser negativo (se recibió {zombies}).",
+            zombies=zombies,
+        )
     if n_cells < 0:
-        raise RulesError(f"El número de espacios útiles no puede ser negativo ({n_cells}).")
+        raise RulesError(
+            "cells_negative",
+            f"El número de espacios útiles no puede ser negativo ({n_cells}).",
+            cells=n_cells,
+        )
     if n_cells == 0:
-        raise RulesError("El área es menor que un espacio útil (2 × 2 m): no hay celdas.")
+        raise RulesError(
+            "area_under_one_cell", "El área es menor que un espacio útil (2 × 2 m): no hay celdas."
+        )
     return min(1.0, zombies / n_cells)
 
 
@@ -83,8 +98,8 @@ def cells_swept(path_m: float, radius_m: float, table: EncounterTable = DEFAULT_
     ``path_m`` L in m, ``radius_m`` d in m (both ≥ 0). Raises RulesError for negative values.
     Examples: L 20, d 5 → 75; L 20, d 10 → 200. Source: RULES.md R18.
     """
-    length = _finite_non_negative(path_m, "El recorrido (m)")
-    radius = _finite_non_negative(radius_m, "El radio de detección (m)")
+    length = _finite_non_negative(path_m, "path_m")
+    radius = _finite_non_negative(radius_m, "radius_m")
     return cells(2 * radius * (length + 2 * radius), table)
 
 
@@ -160,9 +175,13 @@ def draw_zombies_met(
     n = np.asarray(n_swept, dtype=np.int64)
     prob = np.asarray(p, dtype=np.float64)
     if np.any(n < 0):
-        raise RulesError("El número de espacios recorridos no puede ser negativo.")
+        raise RulesError(
+            "cells_walked_negative", "El número de espacios recorridos no puede ser negativo."
+        )
     if not np.all(np.isfinite(prob)) or np.any(prob < 0) or np.any(prob > 1):
-        raise RulesError("La probabilidad por espacio debe estar entre 0 y 1.")
+        raise RulesError(
+            "cell_probability_range", "La probabilidad por espacio debe estar entre 0 y 1."
+        )
     return np.asarray(rng.binomial(n, prob), dtype=np.int64)
 
 

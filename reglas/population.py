@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from reglas.errors import RulesError
+from reglas.errors import LABELS, RulesError
 
 __all__ = [
     "AdjustedPopulation",
@@ -38,13 +38,25 @@ _CEIL_DECIMALS = 9
 def _check(k: int, t: float, r: float, p0: float) -> int:
     """Validate the scalar inputs; returns K as a Python int (numpy integers are accepted)."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
-        raise RulesError(f"La población (K) debe ser un entero no negativo (se recibió {k}).")
+        raise RulesError(
+            "population_k_invalid_given",
+            f"La población (K) debe ser un entero no negativo (se recibió {k}).",
+            k=k,
+        )
     if not math.isfinite(t) or t < 0:
-        raise RulesError(f"El día (t) debe ser 0 o mayor (se recibió {t}).")
+        raise RulesError(
+            "population_t_invalid_given", f"El día (t) debe ser 0 o mayor (se recibió {t}).", t=t
+        )
     if not math.isfinite(r) or r <= 0:
-        raise RulesError(f"La tasa de crecimiento (r) debe ser mayor que 0 (se recibió {r}).")
+        raise RulesError(
+            "population_r_invalid_given",
+            f"La tasa de crecimiento (r) debe ser mayor que 0 (se recibió {r}).",
+            r=r,
+        )
     if not math.isfinite(p0) or p0 <= 0:
-        raise RulesError(f"P0 debe ser mayor que 0 (se recibió {p0}).")
+        raise RulesError(
+            "population_p0_invalid_given", f"P0 debe ser mayor que 0 (se recibió {p0}).", p0=p0
+        )
     return int(k)
 
 
@@ -145,9 +157,14 @@ def apply_adjustments(
     (all cumulative counts since the apocalypse, ≥ 0). Raises RulesError for a negative count.
     Source: RULES.md R17.
     """
-    for name, value in (("destruidos", destroyed), ("rescatados", rescued), ("alzados", risen)):
+    for name, value in (("destroyed", destroyed), ("rescued", rescued), ("risen", risen)):
         if value < 0:
-            raise RulesError(f"El número de {name} no puede ser negativo (se recibió {value}).")
+            raise RulesError(
+                "population_count_negative",
+                f"El número de {LABELS[name]} no puede ser negativo (se recibió {value}).",
+                what=name,
+                value=value,
+            )
     return AdjustedPopulation(
         base=pop,
         destroyed=destroyed,
@@ -186,23 +203,27 @@ def population_many(
         ):
             k_arr = k_arr.astype(np.int64)
         else:
-            raise RulesError("La población (K) debe ser un entero no negativo.")
+            raise RulesError(
+                "population_k_invalid", "La población (K) debe ser un entero no negativo."
+            )
     k_i = k_arr.astype(np.int64)
     t_f = np.asarray(t, dtype=np.float64)
     r_f = np.asarray(r, dtype=np.float64)
     p0_f = np.asarray(p0, dtype=np.float64)
     if np.any(k_i < 0):
-        raise RulesError("La población (K) debe ser un entero no negativo.")
+        raise RulesError("population_k_invalid", "La población (K) debe ser un entero no negativo.")
     if not np.all(np.isfinite(t_f)) or np.any(t_f < 0):
-        raise RulesError("El día (t) debe ser 0 o mayor.")
+        raise RulesError("population_t_invalid", "El día (t) debe ser 0 o mayor.")
     if not np.all(np.isfinite(r_f)) or np.any(r_f <= 0):
-        raise RulesError("La tasa de crecimiento (r) debe ser mayor que 0.")
+        raise RulesError("population_r_invalid", "La tasa de crecimiento (r) debe ser mayor que 0.")
     if not np.all(np.isfinite(p0_f)) or np.any(p0_f <= 0):
-        raise RulesError("P0 debe ser mayor que 0.")
+        raise RulesError("population_p0_invalid", "P0 debe ser mayor que 0.")
     try:
         k_b, t_b, r_b, p0_b = np.broadcast_arrays(k_i, t_f, r_f, p0_f)
     except ValueError as exc:
-        raise RulesError("K, t, r y P0 deben tener formas compatibles.") from exc
+        raise RulesError(
+            "population_shapes", "K, t, r y P0 deben tener formas compatibles."
+        ) from exc
     k_f = k_b.astype(np.float64)
     decay = np.exp(-r_b * t_b)
     denominator = k_f * decay + p0_b * (1.0 - decay)
@@ -225,7 +246,9 @@ def apply_adjustments_many(
     s = np.asarray(rescued, dtype=np.int64)
     u = np.asarray(risen, dtype=np.int64)
     if np.any(d < 0) or np.any(s < 0) or np.any(u < 0):
-        raise RulesError("Los ajustes de población no pueden ser negativos.")
+        raise RulesError(
+            "population_adjustments_negative", "Los ajustes de población no pueden ser negativos."
+        )
     z = np.maximum(0, np.asarray(zombies, dtype=np.int64) - d + u)
     v = np.maximum(0, np.asarray(survivors, dtype=np.int64) - s)
     return z, v

@@ -196,12 +196,15 @@ class RuleSettings:
         if overrides is None:
             return DEFAULT_SETTINGS
         if not isinstance(overrides, Mapping):
-            raise RulesError("Los ajustes de reglas deben ser un objeto JSON (clave: valor).")
+            raise RulesError(
+                "settings_not_object",
+                "Los ajustes de reglas deben ser un objeto JSON (clave: valor).",
+            )
         hints = _hints()
         values: dict[str, Any] = {}
         for key, value in overrides.items():
             if key not in hints:
-                raise RulesError(f"El ajuste «{key}» no existe.")
+                raise RulesError("setting_unknown", f"El ajuste «{key}» no existe.", key=key)
             values[key] = _coerce(key, hints[key], value)
         return dataclasses.replace(DEFAULT_SETTINGS, **values)
 
@@ -252,7 +255,11 @@ def normalise_season(season: str) -> str:
         canonical = _SEASONS.get(season.strip().lower())
         if canonical is not None:
             return canonical
-    raise RulesError(f"La estación «{season}» no existe: usa invierno, primavera, verano u otoño.")
+    raise RulesError(
+        "season_not_exist",
+        f"La estación «{season}» no existe: usa invierno, primavera, verano u otoño.",
+        season=str(season),
+    )
 
 
 _TYPE_NAMES: dict[Any, str] = {int: "int", float: "float", bool: "bool", str: "str"}
@@ -281,32 +288,57 @@ def _coerce(key: str, kind: Any, value: Any) -> Any:
 def _check_value(key: str, kind: Any, value: Any) -> None:
     if kind is bool:
         if not isinstance(value, bool):
-            raise RulesError(f"El ajuste «{key}» debe ser verdadero o falso.")
+            raise RulesError(
+                "setting_not_bool", f"El ajuste «{key}» debe ser verdadero o falso.", key=key
+            )
         return
     if kind is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesError(f"El ajuste «{key}» debe ser un número entero.")
+            raise RulesError(
+                "setting_not_int", f"El ajuste «{key}» debe ser un número entero.", key=key
+            )
     elif kind is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise RulesError(f"El ajuste «{key}» debe ser un número.")
+            raise RulesError(
+                "setting_not_number", f"El ajuste «{key}» debe ser un número.", key=key
+            )
         if not math.isfinite(value):
-            raise RulesError(f"El ajuste «{key}» debe ser un número finito.")
+            raise RulesError(
+                "setting_not_finite", f"El ajuste «{key}» debe ser un número finito.", key=key
+            )
     elif kind is str:
         if not isinstance(value, str):
-            raise RulesError(f"El ajuste «{key}» debe ser un texto.")
+            raise RulesError("setting_not_text", f"El ajuste «{key}» debe ser un texto.", key=key)
         return
     else:  # tuple[str, ...]
         if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
-            raise RulesError(f"El ajuste «{key}» debe ser una lista de textos.")
+            raise RulesError(
+                "setting_not_text_list", f"El ajuste «{key}» debe ser una lista de textos.", key=key
+            )
         return
     if value < 0:
-        raise RulesError(f"El ajuste «{key}» no puede ser negativo ({value}).")
+        raise RulesError(
+            "setting_negative",
+            f"El ajuste «{key}» no puede ser negativo ({value}).",
+            key=key,
+            value=value,
+        )
     if key in _PERCENT_KEYS and value > 100:
-        raise RulesError(f"El ajuste «{key}» es un porcentaje: no puede pasar de 100 ({value}).")
+        raise RulesError(
+            "setting_percent_over",
+            f"El ajuste «{key}» es un porcentaje: no puede pasar de 100 ({value}).",
+            key=key,
+            value=value,
+        )
     if key in _AT_LEAST_ONE_KEYS and value < 1:
-        raise RulesError(f"El ajuste «{key}» debe ser al menos 1.")
+        raise RulesError("setting_at_least_one", f"El ajuste «{key}» debe ser al menos 1.", key=key)
     if key in _POSITIVE_KEYS and value <= 0:
-        raise RulesError(f"El ajuste «{key}» debe ser mayor que 0 ({value}).")
+        raise RulesError(
+            "setting_not_positive",
+            f"El ajuste «{key}» debe ser mayor que 0 ({value}).",
+            key=key,
+            value=value,
+        )
 
 
 _PERCENT_KEYS = frozenset(
@@ -345,11 +377,25 @@ def _check_duration(key: str, text: str) -> None:
     try:
         parsed = parse_expression(text)
     except RulesError as exc:
-        raise RulesError(f"El ajuste «{key}» no es una tirada válida: {exc}") from None
+        raise RulesError(
+            "setting_roll_invalid",
+            f"El ajuste «{key}» no es una tirada válida: {exc}",
+            key=key,
+            detail=str(exc),
+        ) from exc
     if parsed.has_comparison or parsed.reason:
-        raise RulesError(f"El ajuste «{key}» debe ser una tirada simple como 1d6+2.")
+        raise RulesError(
+            "setting_roll_not_simple",
+            f"El ajuste «{key}» debe ser una tirada simple como 1d6+2.",
+            key=key,
+        )
     if parsed.minimum < 1:
-        raise RulesError(f"El ajuste «{key}» debe durar al menos 1 día (mínimo {parsed.minimum}).")
+        raise RulesError(
+            "setting_roll_too_short",
+            f"El ajuste «{key}» debe durar al menos 1 día (mínimo {parsed.minimum}).",
+            key=key,
+            minimum=parsed.minimum,
+        )
 
 
 DEFAULT_SETTINGS = RuleSettings()

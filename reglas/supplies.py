@@ -125,7 +125,9 @@ def roll_shop_supplies(
     """
     shop = table.shop(shop_type)
     if day < 0:
-        raise RulesError(f"El día no puede ser negativo (se recibió {day}).")
+        raise RulesError(
+            "day_negative_given", f"El día no puede ser negativo (se recibió {day}).", day=day
+        )
     die = int(rng.integers(1, 101))
     modifier = table.day_factor * day
     total = die + modifier

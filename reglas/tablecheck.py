@@ -13,9 +13,12 @@ from typing import Any, NoReturn
 from reglas.errors import RulesError
 
 
-def fail(path: str, problem: str) -> NoReturn:
-    """Raise RulesError naming the field at ``path``."""
-    raise RulesError(f"Tabla no válida: el campo «{path}» {problem}.")
+def fail(path: str, code: str, problem: str, **params: object) -> NoReturn:
+    """Raise RulesError ``code`` naming the field at ``path`` (a dotted path, param ``path``).
+
+    ``problem`` is the Spanish clause after the field's name; ``params`` are its values.
+    """
+    raise RulesError(code, f"Tabla no válida: el campo «{path}» {problem}.", path=path, **params)
 
 
 def check_object(
@@ -23,35 +26,37 @@ def check_object(
 ) -> Mapping[str, Any]:
     """Check ``value`` is a JSON object with exactly the allowed keys."""
     if not isinstance(value, Mapping):
-        fail(path, "debe ser un objeto JSON")
+        fail(path, "table_not_object", "debe ser un objeto JSON")
     for key in required:
         if key not in value:
-            fail(f"{path}.{key}" if path else key, "falta")
+            fail(f"{path}.{key}" if path else key, "table_missing", "falta")
     allowed = set(required) | set(optional)
     for key in value:
         if key not in allowed:
-            fail(f"{path}.{key}" if path else str(key), "no existe (¿errata?)")
+            fail(
+                f"{path}.{key}" if path else str(key), "table_unknown_field", "no existe (¿errata?)"
+            )
     return value
 
 
 def check_mapping(value: object, path: str, *, nonempty: bool = True) -> Mapping[str, Any]:
     """A JSON object with free (slug) keys."""
     if not isinstance(value, Mapping):
-        fail(path, "debe ser un objeto JSON")
+        fail(path, "table_not_object", "debe ser un objeto JSON")
     if nonempty and not value:
-        fail(path, "no puede estar vacío")
+        fail(path, "table_empty", "no puede estar vacío")
     for key in value:
         if not isinstance(key, str) or not key.strip():
-            fail(path, "tiene una clave vacía o que no es texto")
+            fail(path, "table_bad_key", "tiene una clave vacía o que no es texto")
     return value
 
 
 def check_list(value: object, path: str, *, nonempty: bool = True) -> list[Any]:
     """A JSON list (a tuple is accepted), non-empty unless ``nonempty`` is False."""
     if not isinstance(value, list | tuple):
-        fail(path, "debe ser una lista")
+        fail(path, "table_not_list", "debe ser una lista")
     if nonempty and not value:
-        fail(path, "no puede estar vacío")
+        fail(path, "table_empty", "no puede estar vacío")
     return list(value)
 
 
@@ -59,11 +64,28 @@ def check_int(value: object, path: str, lo: int | None = None, hi: int | None = 
     """A whole number (not a bool) within ``lo..hi`` when given."""
     # bool is an int in Python; a table never means True by 1.
     if isinstance(value, bool) or not isinstance(value, int):
-        fail(path, f"debe ser un número entero (se recibió {value!r})")
+        fail(
+            path,
+            "table_not_int",
+            f"debe ser un número entero (se recibió {value!r})",
+            value=repr(value),
+        )
     if lo is not None and value < lo:
-        fail(path, f"debe ser como mínimo {lo} (se recibió {value})")
+        fail(
+            path,
+            "table_below_minimum",
+            f"debe ser como mínimo {lo} (se recibió {value})",
+            minimum=lo,
+            value=value,
+        )
     if hi is not None and value > hi:
-        fail(path, f"debe ser como máximo {hi} (se recibió {value})")
+        fail(
+            path,
+            "table_above_maximum",
+            f"debe ser como máximo {hi} (se recibió {value})",
+            maximum=hi,
+            value=value,
+        )
     return value
 
 
@@ -75,30 +97,40 @@ def check_percent(value: object, path: str) -> int:
 def check_number(value: object, path: str, *, positive: bool = False) -> float:
     """A finite number ≥ 0 (> 0 when ``positive``), as a float."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        fail(path, f"debe ser un número (se recibió {value!r})")
+        fail(
+            path,
+            "table_not_number",
+            f"debe ser un número (se recibió {value!r})",
+            value=repr(value),
+        )
     number = float(value)
     if not math.isfinite(number):
-        fail(path, "debe ser un número finito")
+        fail(path, "table_not_finite", "debe ser un número finito")
     if positive and number <= 0:
-        fail(path, f"debe ser mayor que 0 (se recibió {value})")
+        fail(path, "table_not_positive", f"debe ser mayor que 0 (se recibió {value})", value=value)
     if not positive and number < 0:
-        fail(path, f"no puede ser negativo (se recibió {value})")
+        fail(path, "table_negative", f"no puede ser negativo (se recibió {value})", value=value)
     return number
 
 
 def check_bool(value: object, path: str) -> bool:
     """A JSON true/false."""
     if not isinstance(value, bool):
-        fail(path, f"debe ser true o false (se recibió {value!r})")
+        fail(
+            path,
+            "table_not_bool",
+            f"debe ser true o false (se recibió {value!r})",
+            value=repr(value),
+        )
     return value
 
 
 def check_text(value: object, path: str, *, allow_empty: bool = False) -> str:
     """A string, non-blank unless ``allow_empty``."""
     if not isinstance(value, str):
-        fail(path, f"debe ser un texto (se recibió {value!r})")
+        fail(path, "table_not_text", f"debe ser un texto (se recibió {value!r})", value=repr(value))
     if not allow_empty and not value.strip():
-        fail(path, "no puede estar vacío")
+        fail(path, "table_empty", "no puede estar vacío")
     return value
 
 

@@ -94,9 +94,13 @@ class TraitTable:
             row = check_object(raw, p, ("slug", "name"))
             slug = check_text(row["slug"], f"{p}.slug")
             if not all(ch.isascii() and (ch.islower() or ch.isdigit() or ch == "_") for ch in slug):
-                fail(f"{p}.slug", "solo admite minúsculas sin tilde, cifras y «_»")
+                fail(
+                    f"{p}.slug",
+                    "table_slug_chars",
+                    "solo admite minúsculas sin tilde, cifras y «_»",
+                )
             if slug in {t.slug for t in traits}:
-                fail(f"{p}.slug", f"repite «{slug}»")
+                fail(f"{p}.slug", "table_slug_repeated", f"repite «{slug}»", slug=slug)
             traits.append(TraitDefinition(slug=slug, name=check_text(row["name"], f"{p}.name")))
         return cls(traits=tuple(traits))
 
@@ -153,7 +157,7 @@ class SearchTable:
             row = check_object(raw, p, ("slug", "label", "examples", "quantity_die", "subtypes"))
             slug = check_text(row["slug"], f"{p}.slug")
             if slug in seen:
-                fail(f"{p}.slug", f"repite «{slug}»")
+                fail(f"{p}.slug", "table_slug_repeated", f"repite «{slug}»", slug=slug)
             seen.add(slug)
             subtypes: list[SearchSubtype] = []
             for j, sub_raw in enumerate(
@@ -246,7 +250,12 @@ class SuppliesTable:
             if shop.shop_type == shop_type:
                 return shop
         known = ", ".join(s.shop_type for s in self.shops)
-        raise RulesError(f"Tipo de tienda desconocido «{shop_type}»: usa uno de {known}.")
+        raise RulesError(
+            "shop_type_unknown",
+            f"Tipo de tienda desconocido «{shop_type}»: usa uno de {known}.",
+            shop_type=shop_type,
+            known=known,
+        )
 
     @classmethod
     def from_dict(
@@ -272,11 +281,19 @@ class SuppliesTable:
             upto: int | None
             if row["upto"] is None:
                 if not last:
-                    fail(f"{p}.upto", "solo puede ser null en la última banda")
+                    fail(
+                        f"{p}.upto",
+                        "table_upto_null_early",
+                        "solo puede ser null en la última banda",
+                    )
                 upto = None
             else:
                 if last:
-                    fail(f"{p}.upto", "debe ser null en la última banda (sin límite)")
+                    fail(
+                        f"{p}.upto",
+                        "table_upto_not_null",
+                        "debe ser null en la última banda (sin límite)",
+                    )
                 upto = check_int(
                     row["upto"], f"{p}.upto", None if previous is None else previous + 1
                 )
@@ -284,7 +301,13 @@ class SuppliesTable:
             lo = check_percent(row["min_pct"], f"{p}.min_pct")
             hi = check_percent(row["max_pct"], f"{p}.max_pct")
             if hi < lo:
-                fail(f"{p}.max_pct", f"no puede ser menor que min_pct ({hi} < {lo})")
+                fail(
+                    f"{p}.max_pct",
+                    "table_maximum_below_minimum",
+                    f"no puede ser menor que min_pct ({hi} < {lo})",
+                    maximum=hi,
+                    minimum=lo,
+                )
             bands.append(SupplyBand(upto=upto, min_pct=lo, max_pct=hi))
         shops: list[ShopStock] = []
         for shop_type, raw in check_mapping(top["shops"], f"{path}.shops").items():
@@ -356,7 +379,11 @@ class DetectionMode(StrEnum):
             return cls.AGGRESSIVE
         if key == "normal":
             return cls.NORMAL
-        raise RulesError(f"Modo desconocido «{text}»: usa normal o agresivo.")
+        raise RulesError(
+            "detection_mode_unknown",
+            f"Modo desconocido «{text}»: usa normal o agresivo.",
+            mode=text,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,10 +463,17 @@ class Tables:
         if overrides is None:
             overrides = {}
         if not isinstance(overrides, Mapping):
-            raise RulesError("Las tablas de una campaña deben ser un objeto JSON (nombre: tabla).")
+            raise RulesError(
+                "campaign_tables_not_object",
+                "Las tablas de una campaña deben ser un objeto JSON (nombre: tabla).",
+            )
         for name in overrides:
             if name not in TABLE_NAMES:
-                fail(str(name), "no es una tabla («traits», «weather», «search», …)")
+                fail(
+                    str(name),
+                    "table_unknown_name",
+                    "no es una tabla («traits», «weather», «search», …)",
+                )
         data = {**default_tables().to_dict(), **overrides}
         return cls.from_dict(data, settings=settings)
 
@@ -462,7 +496,11 @@ def load_data_json(name: str) -> JsonDict:
     text = (files(DATA_PACKAGE) / DATA_DIR / f"{name}.json").read_text(encoding="utf-8")
     data = json.loads(text)
     if not isinstance(data, dict):  # pragma: no cover - our own files
-        raise RulesError(f"El fichero de tabla «{name}.json» no contiene un objeto JSON.")
+        raise RulesError(
+            "table_file_not_object",
+            f"El fichero de tabla «{name}.json» no contiene un objeto JSON.",
+            name=name,
+        )
     return data
 
 

@@ -28,7 +28,9 @@ def cut_probability(day: int) -> int:
     Raises RulesError for a negative day. Source: RULES.md R16 (day 10 → 10 %).
     """
     if day < 0:
-        raise RulesError(f"El día no puede ser negativo (se recibió {day}).")
+        raise RulesError(
+            "day_negative_given", f"El día no puede ser negativo (se recibió {day}).", day=day
+        )
     return clamp_threshold(day)
 
 
@@ -157,15 +159,17 @@ def roll_utilities_many(
     power = np.atleast_1d(np.asarray(power_on, dtype=bool))
     water = np.atleast_1d(np.asarray(water_on, dtype=bool))
     if power.ndim != 1 or power.shape != water.shape:
-        raise RulesError("power_on y water_on deben ser listas de la misma longitud.")
+        raise RulesError(
+            "utilities_lengths", "power_on y water_on deben ser listas de la misma longitud."
+        )
     days = np.asarray(day, dtype=np.int64)
     if np.any(days < 0):
-        raise RulesError("El día no puede ser negativo.")
+        raise RulesError("day_negative", "El día no puede ser negativo.")
     try:
         days = np.broadcast_to(days, power.shape).astype(np.int64)
     except ValueError as exc:
         raise RulesError(
-            "El día debe ser un número o una lista tan larga como la de redes."
+            "day_shape", "El día debe ser un número o una lista tan larga como la de redes."
         ) from exc
     probability = np.clip(days, 0, 100)
     dice = rng.integers(1, 101, size=(2, power.shape[0]), dtype=np.int64)

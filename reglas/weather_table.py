@@ -61,7 +61,11 @@ class Season(StrEnum):
         for season in cls:
             if season.value == key:
                 return season
-        raise RulesError(f"Estación desconocida «{text}»: usa invierno, primavera, verano u otoño.")
+        raise RulesError(
+            "season_unknown",
+            f"Estación desconocida «{text}»: usa invierno, primavera, verano u otoño.",
+            season=text,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +99,11 @@ class SeasonWeather:
     def sky_for(self, die: int) -> str:
         """Sky slug for a d100 face (1..100). Raises RulesError outside 1..100."""
         if not 1 <= die <= 100:
-            raise RulesError(f"El dado de cielo debe estar entre 1 y 100 (se recibió {die}).")
+            raise RulesError(
+                "sky_die_range",
+                f"El dado de cielo debe estar entre 1 y 100 (se recibió {die}).",
+                die=die,
+            )
         for band in self.bands:
             if die <= band.upto:
                 return band.sky
@@ -119,14 +127,18 @@ class WeatherTable:
         for sky in self.skies:
             if sky.slug == slug:
                 return sky
-        raise RulesError(f"Tipo de cielo desconocido «{slug}».")
+        raise RulesError("sky_unknown", f"Tipo de cielo desconocido «{slug}».", slug=slug)
 
     def season(self, season: Season) -> SeasonWeather:
         """The row of a season (every season has one)."""
         for row in self.seasons:
             if row.season == season:
                 return row
-        raise RulesError(f"La tabla de clima no tiene la estación «{season}».")  # pragma: no cover
+        raise RulesError(
+            "weather_season_missing",
+            f"La tabla de clima no tiene la estación «{season}».",
+            season=str(season),
+        )  # pragma: no cover
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "weather") -> WeatherTable:
@@ -163,11 +175,21 @@ class WeatherTable:
                 upto = check_int(band["upto"], f"{bp}.upto", previous + 1, 100)
                 sky = check_text(band["sky"], f"{bp}.sky")
                 if sky not in sky_slugs:
-                    fail(f"{bp}.sky", f"nombra un cielo que no está en «{path}.skies» ({sky})")
+                    fail(
+                        f"{bp}.sky",
+                        "table_sky_unknown",
+                        f"nombra un cielo que no está en «{path}.skies» ({sky})",
+                        table=path,
+                        sky=sky,
+                    )
                 bands.append(SkyBand(upto=upto, sky=sky))
                 previous = upto
             if previous != 100:
-                fail(f"{p}.sky", "debe cubrir el d100 hasta 100 (la última banda acaba en 100)")
+                fail(
+                    f"{p}.sky",
+                    "table_sky_bands_short",
+                    "debe cubrir el d100 hasta 100 (la última banda acaba en 100)",
+                )
             seasons.append(
                 SeasonWeather(
                     season=season,

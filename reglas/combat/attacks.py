@@ -72,7 +72,11 @@ def to_hit_threshold(
     """
     table.check_weapon(weapon)
     if distance_m < 0:
-        raise RulesError(f"La distancia no puede ser negativa (se recibió {distance_m} m).")
+        raise RulesError(
+            "distance_negative",
+            f"La distancia no puede ser negativa (se recibió {distance_m} m).",
+            distance_m=distance_m,
+        )
     if not weapon.is_firearm:
         return table.melee_to_hit, ()
     for band in table.ranged_to_hit:
@@ -106,7 +110,9 @@ def _trait(traits: Mapping[str, int], slug: str) -> int:
     try:
         return check_trait_value(traits.get(slug, 0))
     except RulesError as exc:
-        raise RulesError(f"Rasgo «{slug}»: {exc}") from exc
+        raise RulesError(
+            "trait_invalid", f"Rasgo «{slug}»: {exc}", slug=slug, detail=str(exc)
+        ) from exc
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,9 +69,14 @@ class ZombieFight:
         or no ids."""
         ids = [str(z) for z in zombie_ids]
         if not ids:
-            raise RulesError("Un combate contra zombis necesita al menos un zombi.")
+            raise RulesError(
+                "fight_needs_zombie", "Un combate contra zombis necesita al menos un zombi."
+            )
         if len(set(ids)) != len(ids):
-            raise RulesError("Los identificadores de los zombis deben ser distintos.")
+            raise RulesError(
+                "fight_zombie_ids_repeated",
+                "Los identificadores de los zombis deben ser distintos.",
+            )
         return cls(zombies=tuple(ZombieState(z) for z in ids))
 
     def zombie(self, zombie_id: str) -> ZombieState:
@@ -79,7 +84,11 @@ class ZombieFight:
         for z in self.zombies:
             if z.zombie_id == zombie_id:
                 return z
-        raise RulesError(f"El zombi «{zombie_id}» no está en este combate.")
+        raise RulesError(
+            "zombie_not_in_fight",
+            f"El zombi «{zombie_id}» no está en este combate.",
+            zombie_id=zombie_id,
+        )
 
     @property
     def standing(self) -> tuple[ZombieState, ...]:
@@ -234,7 +243,12 @@ def _escape_trait(traits: Mapping[str, int], chosen: str | None, table: CombatTa
     if chosen is not None:
         if chosen not in table.escape_traits:
             allowed = " o ".join(table.escape_traits)
-            raise RulesError(f"Para zafarse se usa {allowed}, no «{chosen}».")
+            raise RulesError(
+                "escape_trait_not_allowed",
+                f"Para zafarse se usa {allowed}, no «{chosen}».",
+                allowed=allowed,
+                chosen=chosen,
+            )
         return chosen
     # The higher trait; ties go to the first listed (Agilidad).
     return max(table.escape_traits, key=lambda slug: _trait(traits, slug))
@@ -266,9 +280,11 @@ def resolve_zombie_turn(
     Source: RULES.md R20.
     """
     if fight.victim_dead:
-        raise RulesError("La víctima ya ha muerto: el combate ha terminado.")
+        raise RulesError("fight_victim_dead", "La víctima ya ha muerto: el combate ha terminado.")
     if not fight.standing:
-        raise RulesError("No queda ningún zombi en pie: el combate ha terminado.")
+        raise RulesError(
+            "fight_no_zombie_standing", "No queda ningún zombi en pie: el combate ha terminado."
+        )
     zombies = {z.zombie_id: z for z in fight.zombies}
     victim = _victim_acts(fight, action, zombies, traits, rng, penalty, table)
     bites, n_bites = _zombies_bite(zombies, rng, table)
@@ -331,10 +347,16 @@ def _victim_acts(
     target = action.zombie_id
     zombie = fight.zombie(target)
     if not zombie.alive:
-        raise RulesError(f"El zombi «{target}» ya está destruido.")
+        raise RulesError(
+            "zombie_destroyed", f"El zombi «{target}» ya está destruido.", zombie=target
+        )
     if isinstance(action, EscapeZombie):
         if not zombie.grabbing:
-            raise RulesError(f"El zombi «{target}» no agarra a la víctima: nada de qué zafarse.")
+            raise RulesError(
+                "zombie_not_grabbing",
+                f"El zombi «{target}» no agarra a la víctima: nada de qué zafarse.",
+                zombie=target,
+            )
         trait = _escape_trait(traits, action.trait, table)
         escape_roll = action_roll(
             "escape", "Zafarse", trait, _trait(traits, trait), table.escape, rng, penalty=penalty
@@ -344,7 +366,10 @@ def _victim_acts(
         return _VictimStep(escape=escape_roll, target=target, escaped=escape_roll.success)
     grabbed = bool(fight.grabbers)
     if grabbed and not zombie.grabbing:
-        raise RulesError("La víctima está agarrada: solo puede atacar a un zombi que la agarra.")
+        raise RulesError(
+            "fight_grabbed_attacks_grabber",
+            "La víctima está agarrada: solo puede atacar a un zombi que la agarra.",
+        )
     grab_mods: Breakdown = ()
     if grabbed:
         grab_mods = (Modifier("grabbed", "agarrado por el zombi", -table.grabbed_to_hit_penalty),)

@@ -76,9 +76,13 @@ def start_disease(state: ConditionState, duration: int) -> ConditionState:
     Raises RulesError if already sick or the duration is not a positive int. Source: R12.
     """
     if state.sick:
-        raise RulesError("El personaje ya está enfermo.")
+        raise RulesError("already_sick", "El personaje ya está enfermo.")
     if isinstance(duration, bool) or not isinstance(duration, int) or duration < 1:
-        raise RulesError(f"La duración de la enfermedad debe ser un entero positivo ({duration}).")
+        raise RulesError(
+            "disease_duration_invalid",
+            f"La duración de la enfermedad debe ser un entero positivo ({duration}).",
+            duration=duration,
+        )
     return dataclasses.replace(
         state,
         disease_day=1,
@@ -104,7 +108,9 @@ def cure_disease(state: ConditionState) -> ConditionState:
 def _check_medicine(medicina: int, settings: RuleSettings) -> int:
     value = check_trait_value(medicina)
     if value == 0 and settings.medicine_requires_trait:
-        raise RulesError("Hace falta al menos 1 punto de Medicina para intentarlo.")
+        raise RulesError(
+            "medicine_needed", "Hace falta al menos 1 punto de Medicina para intentarlo."
+        )
     return value
 
 

@@ -74,13 +74,22 @@ class DiseaseInputs:
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-                raise RulesError(f"«{name}» debe ser un entero no negativo ({value!r}).")
+                raise RulesError(
+                    "field_not_non_negative_int",
+                    f"«{name}» debe ser un entero no negativo ({value!r}).",
+                    name=name,
+                    value=repr(value),
+                )
         if self.min_temp_c is not None and (
             isinstance(self.min_temp_c, bool)
             or not isinstance(self.min_temp_c, int | float | np.integer | np.floating)
             or math.isinf(self.min_temp_c)
         ):
-            raise RulesError(f"La temperatura mínima debe ser un número ({self.min_temp_c!r}).")
+            raise RulesError(
+                "min_temp_invalid",
+                f"La temperatura mínima debe ser un número ({self.min_temp_c!r}).",
+                value=repr(self.min_temp_c),
+            )
 
     @classmethod
     def from_state(
@@ -198,10 +207,15 @@ class DiseaseInputArrays:
         n = len(condition)
         housemates = np.broadcast_to(np.asarray(sick_housemates), (n,)).astype(np.int64)
         if np.any(housemates < 0):
-            raise RulesError("El número de enfermos en el refugio no puede ser negativo.")
+            raise RulesError(
+                "sick_housemates_negative",
+                "El número de enfermos en el refugio no puede ser negativo.",
+            )
         temps = np.broadcast_to(np.asarray(min_temp_c, dtype=np.float64), (n,)).copy()
         if np.any(np.isinf(temps)):
-            raise RulesError("La temperatura mínima debe ser un número finito.")
+            raise RulesError(
+                "min_temp_not_finite", "La temperatura mínima debe ser un número finito."
+            )
         return cls(
             sick_housemates=housemates,
             precipitation=np.broadcast_to(np.asarray(precipitation, np.bool_), (n,)).copy(),
@@ -295,7 +309,7 @@ def count_sick_housemates(shelter: ArrayLike, sick: ArrayLike) -> I64:
     g = np.asarray(shelter, dtype=np.int64)
     s = np.asarray(sick, dtype=np.bool_)
     if g.shape != s.shape:
-        raise RulesError("«shelter» y «sick» deben tener la misma forma.")
+        raise RulesError("shelter_sick_shape", "«shelter» y «sick» deben tener la misma forma.")
     housed = g >= 0
     if not np.any(housed):
         return np.zeros(g.shape, dtype=np.int64)

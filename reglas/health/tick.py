@@ -70,15 +70,25 @@ class HealthDayArrays:
             if arr.ndim == 0:
                 arr = np.full(n, arr)
             if arr.shape != (n,):
-                raise RulesError(f"«{name}» debe tener forma ({n},), no {arr.shape}.")
+                raise RulesError(
+                    "column_shape",
+                    f"«{name}» debe tener forma ({n},), no {arr.shape}.",
+                    name=name,
+                    n=n,
+                    shape=str(arr.shape),
+                )
             return arr.astype(dtype)
 
         resist = col(resistencia, np.int64, "resistencia")
         if np.any(resist < 0):
-            raise RulesError("«resistencia» no puede ser negativa.")
+            raise RulesError("resistance_negative", "«resistencia» no puede ser negativa.")
         housemates = col(sick_housemates, np.int64, "sick_housemates")
         if np.any(housemates < 0):
-            raise RulesError("«sick_housemates» no puede ser negativo.")
+            raise RulesError(
+                "column_negative",
+                "«sick_housemates» no puede ser negativo.",
+                name="sick_housemates",
+            )
         return cls(
             alive=col(alive, np.bool_, "alive"),
             sick_housemates=housemates,
@@ -148,7 +158,12 @@ def advance_health(
     """
     n = len(condition)
     if day.alive.shape != (n,):
-        raise RulesError(f"Hay {n} estados y {day.alive.shape[0]} registros de salud.")
+        raise RulesError(
+            "health_records_mismatch",
+            f"Hay {n} estados y {day.alive.shape[0]} registros de salud.",
+            states=n,
+            records=day.alive.shape[0],
+        )
     course = _disease_course(condition, day, rng, settings)
     onset = _disease_onset(condition, day, season, rng, settings)
     fell_sick = onset.fell_sick

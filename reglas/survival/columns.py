@@ -33,12 +33,18 @@ def float_column(value: ArrayLike, n: int, name: str, *, allow_nan: bool = False
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):
-        raise RulesError(f"«{name}» debe tener forma ({n},), no {arr.shape}.")
+        raise RulesError(
+            "column_shape",
+            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
+            name=name,
+            n=n,
+            shape=str(arr.shape),
+        )
     bad = ~np.isfinite(arr) if not allow_nan else np.isinf(arr)
     if np.any(bad):
-        raise RulesError(f"«{name}» debe contener números finitos.")
+        raise RulesError("column_not_finite", f"«{name}» debe contener números finitos.", name=name)
     if np.any(arr < 0):
-        raise RulesError(f"«{name}» no puede ser negativo.")
+        raise RulesError("column_negative", f"«{name}» no puede ser negativo.", name=name)
     return arr
 
 
@@ -49,7 +55,13 @@ def bool_column(value: ArrayLike, n: int, name: str) -> B:
     if arr.ndim == 0:
         arr = np.full(n, bool(arr))
     if arr.shape != (n,):
-        raise RulesError(f"«{name}» debe tener forma ({n},), no {arr.shape}.")
+        raise RulesError(
+            "column_shape",
+            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
+            name=name,
+            n=n,
+            shape=str(arr.shape),
+        )
     return arr.astype(np.bool_)
 
 
@@ -62,10 +74,21 @@ def int_column(value: ArrayLike, n: int, name: str, *, minimum: int = 0) -> I64:
     if arr.ndim == 0:
         arr = np.full(n, arr)
     if arr.shape != (n,):
-        raise RulesError(f"«{name}» debe tener forma ({n},), no {arr.shape}.")
+        raise RulesError(
+            "column_shape",
+            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
+            name=name,
+            n=n,
+            shape=str(arr.shape),
+        )
     if arr.size and arr.dtype.kind not in "iu":
-        raise RulesError(f"«{name}» debe contener números enteros.")
+        raise RulesError("column_not_int", f"«{name}» debe contener números enteros.", name=name)
     out = arr.astype(np.int64)
     if np.any(out < minimum):
-        raise RulesError(f"«{name}» no puede ser menor que {minimum}.")
+        raise RulesError(
+            "column_below_minimum",
+            f"«{name}» no puede ser menor que {minimum}.",
+            name=name,
+            minimum=minimum,
+        )
     return out

@@ -17,7 +17,7 @@ from typing import Self
 import numpy as np
 from numpy.typing import ArrayLike
 
-from reglas.errors import RulesError
+from reglas.errors import LABELS, RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
 from reglas.survival.columns import EPSILON, F64, I64, float_column, int_column
 
@@ -62,11 +62,21 @@ def take_food(
     """
     need = float(kcal_needed)
     if not math.isfinite(need) or need < 0:
-        raise RulesError(f"Las kcal necesarias deben ser un número no negativo ({kcal_needed!r}).")
+        raise RulesError(
+            "kcal_needed_invalid",
+            f"Las kcal necesarias deben ser un número no negativo ({kcal_needed!r}).",
+            value=repr(kcal_needed),
+        )
     for item in items:
-        for value, what in ((item.kcal_per_unit, "kcal por unidad"), (item.units, "unidades")):
+        for value, what in ((item.kcal_per_unit, "kcal_per_unit"), (item.units, "units")):
             if not math.isfinite(float(value)) or float(value) < 0:
-                raise RulesError(f"El alimento «{item.item_id}» tiene {what} no válidas ({value}).")
+                raise RulesError(
+                    "food_invalid",
+                    f"El alimento «{item.item_id}» tiene {LABELS[what]} no válidas ({value}).",
+                    item=item.item_id,
+                    what=what,
+                    value=value,
+                )
     order = sorted(
         range(len(items)),
         key=lambda i: (
@@ -202,7 +212,10 @@ def consume(
         group = int_column(shelter, n, "refugio", minimum=-1)
         assert stash is not None
         if group.size and group.max() >= len(stash):
-            raise RulesError("Un índice de refugio no tiene despensa (fuera de rango).")
+            raise RulesError(
+                "shelter_index_out_of_range",
+                "Un índice de refugio no tiene despensa (fuera de rango).",
+            )
     pool = stash if use_stash else None
 
     def need(value: float) -> F64:

@@ -67,7 +67,11 @@ class HygieneArrays:
         }
         unknown = set(columns) - set(defaults)
         if unknown:
-            raise RulesError(f"Columnas desconocidas: {', '.join(sorted(unknown))}.")
+            raise RulesError(
+                "unknown_columns",
+                f"Columnas desconocidas: {', '.join(sorted(unknown))}.",
+                names=", ".join(sorted(unknown)),
+            )
         values = {**defaults, **columns}
         out: dict[str, Any] = {}
         for name, value in values.items():

@@ -75,7 +75,11 @@ class DayArrays:
         }
         unknown = set(columns) - known
         if unknown:
-            raise RulesError(f"Columnas desconocidas: {', '.join(sorted(unknown))}.")
+            raise RulesError(
+                "unknown_columns",
+                f"Columnas desconocidas: {', '.join(sorted(unknown))}.",
+                names=", ".join(sorted(unknown)),
+            )
         return cls(
             carried=carried,
             shelter=int_column(columns.get("shelter", -1), n, "refugio", minimum=-1),
@@ -134,7 +138,12 @@ def advance_survival(
     """
     n = len(condition)
     if len(day.carried) != n:
-        raise RulesError(f"Hay {n} estados y {len(day.carried)} registros del día.")
+        raise RulesError(
+            "day_records_mismatch",
+            f"Hay {n} estados y {len(day.carried)} registros del día.",
+            states=n,
+            records=len(day.carried),
+        )
     used = consume(day.carried, settings, shelter=day.shelter, stash=stash)
     needs = advance_needs(
         NeedsArrays(
