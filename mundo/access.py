@@ -161,6 +161,7 @@ def access_campaign(
     if member and not viewer.is_member:
         raise Forbidden(_("Only the campaign's members can do that."))
     if lock:
+        # The caller holds the campaign's lock (nucleo.locks): re-read the row under it.
         require_campaign_lock(campaign.pk)
-        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        campaign = Campaign.objects.get(pk=campaign.pk)
     return campaign, viewer

@@ -14,7 +14,7 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from reglas.core import Breakdown, Modifier
+from reglas.core import Breakdown, Modifier, column
 from reglas.errors import RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
 from reglas.tables import DEFAULT_TRAIT_TABLE
@@ -288,11 +288,11 @@ class ConditionArrays:
             )
         out: dict[str, Any] = {}
         for name in _INT_FIELDS:
-            out[name] = _column(columns.get(name, 0), n, np.int64, name)
+            out[name] = column(columns.get(name, 0), n, name, np.int64)
             if np.any(out[name] < 0):
                 raise RulesError("column_negative", f"«{name}» no puede ser negativo.", name=name)
         for name in _BOOL_FIELDS:
-            out[name] = _column(columns.get(name, False), n, np.bool_, name)
+            out[name] = column(columns.get(name, False), n, name, np.bool_)
         return cls(**out)
 
     def replace(self, **changes: NDArray[Any]) -> Self:
@@ -308,21 +308,6 @@ class ConditionArrays:
     def states(self) -> list[ConditionState]:
         """Every character's scalar state, in order."""
         return [self.state(i) for i in range(len(self))]
-
-
-def _column(value: ArrayLike, n: int, dtype: Any, name: str) -> NDArray[Any]:
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return np.full(n, arr, dtype=dtype)
-    if arr.shape != (n,):
-        raise RulesError(
-            "column_shape",
-            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
-            name=name,
-            n=n,
-            shape=str(arr.shape),
-        )
-    return arr.astype(dtype)
 
 
 # --- R9 action penalty -------------------------------------------------------------------------

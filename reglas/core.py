@@ -9,8 +9,12 @@ import enum
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+from reglas.errors import RulesError
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,3 +79,23 @@ def make_rng(entropy: int, key: Sequence[int] = ()) -> np.random.Generator:
     Source: DESIGN.md "Randomness and the roll ledger".
     """
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key)))
+
+
+def column(value: ArrayLike, n: int, name: str, dtype: DTypeLike | None = None) -> NDArray[Any]:
+    """``value`` as a column of shape ``(n,)`` for the vectorised rules: a scalar broadcasts to
+    n rows; ``dtype`` casts it. ``name`` labels the message. Raises RulesError
+    (``column_shape``) for any other shape. Source: DESIGN.md "Functional core" (the tick's
+    arrays).
+    """
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        arr = np.full(n, arr)
+    if arr.shape != (n,):
+        raise RulesError(
+            "column_shape",
+            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
+            name=name,
+            n=n,
+            shape=str(arr.shape),
+        )
+    return arr if dtype is None else arr.astype(dtype)

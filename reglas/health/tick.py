@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from reglas.characters import ConditionArrays, action_penalty_points, is_dirt_sensitive
+from reglas.core import column
 from reglas.dice import ActionArrays, roll_actions
 from reglas.errors import RulesError
 from reglas.expressions import roll_totals
@@ -66,18 +67,7 @@ class HealthDayArrays:
         """Arrays of length n (scalars broadcast). Raises RulesError for bad shapes/values."""
 
         def col(value: ArrayLike, dtype: type, name: str) -> NDArray[Any]:
-            arr = np.asarray(value)
-            if arr.ndim == 0:
-                arr = np.full(n, arr)
-            if arr.shape != (n,):
-                raise RulesError(
-                    "column_shape",
-                    f"«{name}» debe tener forma ({n},), no {arr.shape}.",
-                    name=name,
-                    n=n,
-                    shape=str(arr.shape),
-                )
-            return arr.astype(dtype)
+            return column(value, n, name, dtype)
 
         resist = col(resistencia, np.int64, "resistencia")
         if np.any(resist < 0):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from reglas.core import column
 from reglas.errors import RulesError
 
 EPSILON = 1e-6
@@ -29,17 +30,7 @@ def float_column(value: ArrayLike, n: int, name: str, *, allow_nan: bool = False
     """``value`` as a float64 column of shape ``(n,)`` (a scalar broadcasts), finite (NaN too
     with ``allow_nan``) and never negative. ``name`` labels the message. Raises RulesError
     for a wrong shape, an infinite (or NaN) or a negative value. Source: RULES.md R6, R15."""
-    arr = np.asarray(value, dtype=np.float64)
-    if arr.ndim == 0:
-        arr = np.full(n, float(arr))
-    if arr.shape != (n,):
-        raise RulesError(
-            "column_shape",
-            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
-            name=name,
-            n=n,
-            shape=str(arr.shape),
-        )
+    arr = column(np.asarray(value, dtype=np.float64), n, name)
     bad = ~np.isfinite(arr) if not allow_nan else np.isinf(arr)
     if np.any(bad):
         raise RulesError("column_not_finite", f"«{name}» debe contener números finitos.", name=name)
@@ -51,18 +42,7 @@ def float_column(value: ArrayLike, n: int, name: str, *, allow_nan: bool = False
 def bool_column(value: ArrayLike, n: int, name: str) -> B:
     """``value`` as a bool column of shape ``(n,)`` (a scalar broadcasts). ``name`` labels the
     message. Raises RulesError for a wrong shape. Source: RULES.md R7 (the day's marks)."""
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        arr = np.full(n, bool(arr))
-    if arr.shape != (n,):
-        raise RulesError(
-            "column_shape",
-            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
-            name=name,
-            n=n,
-            shape=str(arr.shape),
-        )
-    return arr.astype(np.bool_)
+    return column(value, n, name, np.bool_)
 
 
 def int_column(value: ArrayLike, n: int, name: str, *, minimum: int = 0) -> I64:
@@ -70,17 +50,7 @@ def int_column(value: ArrayLike, n: int, name: str, *, minimum: int = 0) -> I64:
     integer ≥ ``minimum`` (counters of days; −1 allowed as "no shelter" with ``minimum=-1``).
     ``name`` labels the message. Raises RulesError for a wrong shape, a non-integer dtype or a
     value under ``minimum``. Source: RULES.md R6, R7."""
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        arr = np.full(n, arr)
-    if arr.shape != (n,):
-        raise RulesError(
-            "column_shape",
-            f"«{name}» debe tener forma ({n},), no {arr.shape}.",
-            name=name,
-            n=n,
-            shape=str(arr.shape),
-        )
+    arr = column(value, n, name)
     if arr.size and arr.dtype.kind not in "iu":
         raise RulesError("column_not_int", f"«{name}» debe contener números enteros.", name=name)
     out = arr.astype(np.int64)
