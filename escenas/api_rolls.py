@@ -88,13 +88,6 @@ class RollThresholdView(generics.GenericAPIView):
             raise Forbidden(_("Only the campaign's master can set a roll's threshold."))
         form = personajes_api.ThresholdSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        if roll.kind == Roll.Kind.EXPRESSION:
-            raise DrfValidationError({"threshold": [_("A dice expression takes no threshold.")]})
-        if roll.base_threshold is not None:
-            return Response(
-                {"detail": _("This roll's threshold has already been set.")},
-                status=status.HTTP_409_CONFLICT,
-            )
         value = form.validated_data["threshold"]
         try:
             if link is not None:
@@ -102,10 +95,12 @@ class RollThresholdView(generics.GenericAPIView):
                     post_roll=link, master=request.user, base_threshold=value
                 )
             else:
-                updated = personajes_rolls.roll_set_threshold(
+                updated = personajes_rolls.threshold_set(
                     roll=roll, master=request.user, base_threshold=value
                 )
         except DjangoValidationError as exc:
+            if getattr(exc, "code", None) == personajes_rolls.THRESHOLD_SET:
+                return Response({"detail": exc.messages[0]}, status=status.HTTP_409_CONFLICT)
             raise as_drf(exc, {"base_threshold": "threshold", "probability": "threshold"}) from None
         fresh, _link = access_roll(request.user, updated.pk)
         return Response(personajes_api.RollSerializer(fresh).data)

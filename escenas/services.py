@@ -404,19 +404,13 @@ def post_delete(*, post: Post, user: AbstractBaseUser) -> Post:
 def roll_threshold_set(
     *, post_roll: PostRoll, master: AbstractBaseUser, base_threshold: int
 ) -> Roll:
-    """The master sets the threshold of a roll made without one: action rolls through the
-    characters service (``roll_set_threshold``), event rolls here. The stored dice decide the
-    outcome; the post is marked updated so open pages refresh it. Raises ServiceError: not the
-    master, already set, bad value. Source: RULES.md R2, R3.
+    """The master sets the threshold of a roll in a post made without one
+    (``personajes.rolls.threshold_set``: its checks and errors); the stored dice decide the
+    outcome; the post is marked updated so open pages refresh it. Source: RULES.md R2, R3.
     """
-    roll = post_roll.roll
-    require_master(roll.campaign_id, master)
-    if roll.kind == Roll.Kind.ACTION:
-        updated = personajes_rolls.roll_set_threshold(
-            roll=roll, master=master, base_threshold=base_threshold
-        )
-    else:
-        updated = personajes_rolls.event_roll_set_probability(roll=roll, probability=base_threshold)
+    updated = personajes_rolls.threshold_set(
+        roll=post_roll.roll, master=master, base_threshold=base_threshold
+    )
     Post.objects.filter(pk=post_roll.post_id).update(updated_at=timezone.now())
     return updated
 

@@ -22,7 +22,7 @@ import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext as _
 
-from mundo.access import is_master
+from mundo.access import is_master, require_master
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from nucleo.ledger import USER_SUBJECT_OFFSET, roll_record
@@ -44,6 +44,9 @@ from reglas.dice import D100, action_from_dice, event_from_die, roll_action, rol
 from reglas.errors import RulesError
 from reglas.expressions import parse_expression, roll_expression
 
+THRESHOLD_SET = "threshold_set"
+"""The code of the ServiceError for a threshold (or probability) already set: rolls never
+change, and the API answers it with 409 Conflict."""
 EXPRESSION_MAX_CHARS = 200
 """Most characters of a dice expression."""
 
@@ -170,7 +173,7 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
         raise ServiceError(_("Only the campaign's master can set a roll's threshold."))
     if stored.kind != Roll.Kind.ACTION or stored.trait_value is None:
         raise ServiceError(_("Only an action roll takes a threshold."))
-    already = ServiceError(_("This roll's threshold has already been set."))
+    already = ServiceError(_("This roll's threshold has already been set."), code=THRESHOLD_SET)
     if stored.base_threshold is not None:
         raise already
     penalty = [Modifier(m["source"], m["label"], int(m["points"])) for m in stored.modifiers]
@@ -187,6 +190,27 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
     if updated != 1:
         raise already
     return Roll.objects.get(pk=stored.pk)
+
+
+def threshold_set(*, roll: Roll, master: AnyUser, base_threshold: int) -> Roll:
+    """The master sets what a roll made without it waits for: an action roll's base threshold
+    (R3, ``roll_set_threshold``) or an event roll's probability (R2,
+    ``event_roll_set_probability``), both in % (0..100); a dice expression takes none. Every
+    surface (the scene page, the sheet, the API) sets thresholds through this one check.
+    Raises ServiceError: not the campaign's master; an expression or a bad value
+    (``{"base_threshold": …}``); already set (``code=THRESHOLD_SET``, which the API answers
+    with 409). Source: RULES.md R2, R3.
+    """
+    require_master(
+        roll.campaign_id, master, _("Only the campaign's master can set a roll's threshold.")
+    )
+    if roll.kind == Roll.Kind.EXPRESSION:
+        raise ServiceError({"base_threshold": _("A dice expression takes no threshold.")})
+    if roll.base_threshold is not None:
+        raise ServiceError(_("This roll's threshold has already been set."), code=THRESHOLD_SET)
+    if roll.kind == Roll.Kind.ACTION:
+        return roll_set_threshold(roll=roll, master=master, base_threshold=base_threshold)
+    return event_roll_set_probability(roll=roll, probability=base_threshold)
 
 
 def roll_subject(*, character: Character | None, user: AbstractBaseUser | None) -> int:
@@ -325,5 +349,7 @@ def event_roll_set_probability(*, roll: Roll, probability: int) -> Roll:
         successes=int(event.success),
     )
     if changed != 1:
-        raise ServiceError(_("This roll already has its threshold: rolls are never changed."))
+        raise ServiceError(
+            _("This roll already has its threshold: rolls are never changed."), code=THRESHOLD_SET
+        )
     return Roll.objects.get(pk=roll.pk)

@@ -224,6 +224,31 @@ def test_the_masters_threshold_is_validated(hero, player_a, master, bad):
     assert r.base_threshold is None
 
 
+def test_one_threshold_check_for_every_kind_of_roll(hero, player_a, master):
+    """``threshold_set`` is what pages and the API call: an action roll takes a threshold, an
+    event roll a probability, an expression neither; a second setting is refused with the code
+    the API answers with 409."""
+    action = roll(hero, player_a, threshold=None)
+    assert rolls.threshold_set(roll=action, master=master, base_threshold=50).base_threshold == 50
+    again = Roll.objects.get(pk=action.pk)
+    with pytest.raises(ServiceError) as refused:
+        rolls.threshold_set(roll=again, master=master, base_threshold=60)
+    assert refused.value.code == rolls.THRESHOLD_SET
+    event = rolls.event_roll_create(
+        campaign=hero.campaign, made_by=master, probability=None, character=hero
+    )
+    done = rolls.threshold_set(roll=event, master=master, base_threshold=100)
+    assert (done.base_threshold, done.success) == (100, True)  # 100 % always succeeds (R1)
+    expression = rolls.expression_roll_create(
+        campaign=hero.campaign, made_by=player_a, expression="2d6+1", character=hero
+    )
+    with pytest.raises(ServiceError) as no_threshold:
+        rolls.threshold_set(roll=expression, master=master, base_threshold=30)
+    assert list(no_threshold.value.message_dict) == ["base_threshold"]
+    with pytest.raises(ServiceError):
+        rolls.threshold_set(roll=event, master=player_a, base_threshold=30)  # not the master
+
+
 # --- concurrency (PostgreSQL: SQLite has no row locks and serialises writers) ------------------
 
 
