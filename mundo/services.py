@@ -1,7 +1,11 @@
-"""Writes of the world: creating campaigns, inviting and admitting players.
+"""Writes of the world: campaigns, invitations and members, settlements and places, and the
+master's world actions (shops R23, searches R22, routes R18, restoring supplies R16).
 
 Services are keyword-only, validate their input, and raise ``ServiceError`` (a Django
-ValidationError) with a Spanish message the page shows where the user is.
+ValidationError) with a Spanish message the page shows where the user is. Every write on an
+existing campaign runs under its lock (``nucleo.locks.campaign_locked``), the master check
+(``mundo.access.require_master``) included, so a role and a day checked are still true when
+the write lands.
 """
 
 from __future__ import annotations
@@ -80,6 +84,7 @@ def campaign_create(
     return campaign
 
 
+@campaign_locked(lambda campaign, **_: campaign.pk)
 def invitation_create(
     *,
     campaign: Campaign,
@@ -145,6 +150,7 @@ def invitation_accept(*, token: str, user: AbstractBaseUser) -> Membership:
         return membership
 
 
+@campaign_locked(lambda invitation, **_: invitation.campaign_id)
 def invitation_revoke(*, invitation: Invitation, user: AbstractBaseUser) -> None:
     """Revoke an invitation. Raises ServiceError unless ``user`` is the campaign's master."""
     require_master(
@@ -248,6 +254,7 @@ def settlement_create(
     return settlement
 
 
+@campaign_locked(lambda settlement, **_: settlement.campaign_id)
 def settlement_adjust(
     *,
     settlement: Settlement,
@@ -325,6 +332,7 @@ def location_create(
     return location
 
 
+@campaign_locked(lambda location, **_: location.settlement.campaign_id)
 def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> WorldRoll:
     """Discover a shop: roll what is left in it on the current day, once (R23).
 
@@ -377,6 +385,7 @@ def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> World
     return record
 
 
+@campaign_locked(lambda location, **_: location.settlement.campaign_id)
 def location_search(*, location: Location, user: AbstractBaseUser | None) -> WorldRoll:
     """Search a dwelling or a shop for weapons (R22), once per place; the dice and what was
     found go to the ledger. Raises ServiceError for another kind of place or a second search.
@@ -413,6 +422,7 @@ def location_search(*, location: Location, user: AbstractBaseUser | None) -> Wor
     return record
 
 
+@campaign_locked(lambda settlement, **_: settlement.campaign_id)
 def route_check(
     *,
     settlement: Settlement,
@@ -485,6 +495,7 @@ def grid_for(*, campaign: Campaign, settlement: Settlement | None = None) -> Gri
     return grid
 
 
+@campaign_locked(lambda grid, **_: grid.campaign_id)
 def utility_restore(
     *, grid: Grid, user: AbstractBaseUser | None, power: bool = False, water: bool = False
 ) -> WorldRoll:
