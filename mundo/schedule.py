@@ -8,7 +8,7 @@ day) the slot stays at 06:00 local, so no day is skipped or doubled. A campaign 
 slot is later than the last slot it advanced for; after downtime only the latest slot counts,
 so a campaign that missed several advances **once** (the master may advance further by hand).
 
-Source: DESIGN.md "Time"; issue 5 (scheduling).
+Source: DESIGN.md "Time".
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Writes of the project level: users' API tokens.
 
-Source: DESIGN.md ("REST client … with a token"); issue 6 (tokens: several per user, named,
-revocable, only a hash stored, shown once).
+Tokens: several per user, named, revocable, only a hash stored, the key shown once.
+Source: DESIGN.md ("REST client … with a token").
 """
 
 from __future__ import annotations

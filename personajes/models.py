@@ -109,7 +109,7 @@ class Character(models.Model):
     infection_day = models.PositiveSmallIntegerField(_("infection day"), default=0)
     infection_duration = models.PositiveSmallIntegerField(_("infection duration (days)"), default=0)
     amputations = models.JSONField(_("amputations"), default=list, blank=True)
-    # Where the character is and which shelter it lives in (issue 5; the tick reads both).
+    # Where the character is and which shelter it lives in (the tick reads both).
     settlement = models.ForeignKey(
         "mundo.Settlement",
         on_delete=models.SET_NULL,
@@ -374,7 +374,7 @@ class Roll(models.Model):
         super().save(*args, **kwargs)  # type: ignore[arg-type]
 
 
-# --- where characters live, their days and their diaries (issue 5: the world and the tick) ---
+# --- where characters live, their days and their diaries (the daily tick reads and writes them) ---
 
 
 class DayRecord(models.Model):
