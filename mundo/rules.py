@@ -1,6 +1,6 @@
 """A campaign's rule numbers and tables: read them, and let its master change them, logged.
 
-``campaign_tables`` and ``Campaign.rules`` are what the code reads (services, selectors and the
+``Campaign.tables`` and ``Campaign.rules`` are what the code reads (services, selectors and the
 daily tick); ``rule_settings_save`` and ``rule_table_save`` are the master's writes, each taken
 under the campaign lock and logged as one ``RuleChange`` (who, when, every old and new value).
 The words of the master's page (each setting's label and unit, the tables' columns) live here
@@ -30,15 +30,6 @@ from reglas.settings import RuleSettings
 from reglas.tables import TABLE_NAMES, Tables, default_tables
 
 # --- what the code reads --------------------------------------------------------------------------
-
-
-def campaign_tables(campaign: Campaign) -> Tables:
-    """The campaign's tables: the defaults, the tables its master edited, and the scalars of its
-    settings (combat thresholds, encounter cell and radii, the shops' day factor). No query.
-
-    Source: RULES.md principle 1, R11, R18–R23.
-    """
-    return campaign.tables
 
 
 # --- the words of the master's page -----------------------------------------------------------

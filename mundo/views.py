@@ -285,7 +285,7 @@ def _rule_forms(
         )
         for group, rows in rules.setting_groups()
     ]
-    tables = rules.campaign_tables(campaign).to_dict()
+    tables = campaign.tables.to_dict()
     table_forms = [
         forms.RuleTableForm(
             data if action == f"table:{name}" else None,

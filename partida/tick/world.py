@@ -99,12 +99,13 @@ def _roll_weather_day(
     season = season_for(campaign.apocalypse_date + datetime.timedelta(days=day))
     out: DayWeather = {}
     rows: list[dict[str, Any]] = []
+    table = campaign.tables.weather  # built once: the campaign's tables are validated on read
     for climate in climates:
         if climate in existing:
             out[climate] = existing[climate]
             continue
         key = [day, RollPurpose.WEATHER, climate or 0, 0]
-        weather = roll_weather(season, make_rng(campaign.entropy_int, key), campaign.tables.weather)
+        weather = roll_weather(season, make_rng(campaign.entropy_int, key), table)
         out[climate] = (weather.sky_label, weather.precipitation, float(weather.min_c))
         rows.append(_weather_row(campaign, climate, day, weather, key))
     return out, rows
