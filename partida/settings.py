@@ -49,6 +49,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from here, not a CDN
+    "allauth",
+    "allauth.account",
     "mundo",
     "personajes",
     "escenas",
@@ -64,6 +66,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "partida.middleware.AccessErrorMiddleware",
@@ -117,6 +120,39 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "mundo:campaign_list"
 LOGOUT_REDIRECT_URL = "mundo:campaign_list"
+
+# Accounts: django-allauth (partida.accounts holds our adapter and the account pages it lacks).
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",  # the admin, the test client's login()
+    "allauth.account.auth_backends.AuthenticationBackend",  # username or e-mail
+]
+ACCOUNT_ADAPTER = "partida.accounts.AccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
+# Mandatory verification, by a code typed in the same tab: the only way a sign-up can refuse a
+# registered e-mail without telling (allauth answers "check your e-mail" in both cases and
+# mails the owner instead). The pending sign-in keeps its ``next``, so an invited player types
+# the code and lands back on the invitation.
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_PREVENT_ENUMERATION = True  # password reset and sign-up answer alike for any address
+ACCOUNT_CHANGE_EMAIL = True  # one address per account; changing it verifies the new one
+ACCOUNT_LOGOUT_ON_GET = False
+ACCOUNT_SESSION_REMEMBER = True
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Partida] "
+# Per action: "amount/period/key" (allauth.core.internal.ratelimit). A wrong password counts
+# against the account (ip, and the account however it is named: partida.accounts) for 5 min.
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": env_str("ACCOUNT_RATE_LOGIN_FAILED", "20/m/ip,5/5m/key"),
+    "login": "30/m/ip",
+    "signup": env_str("ACCOUNT_RATE_SIGNUP", "20/m/ip,5/h/ip"),
+    "reset_password": "20/m/ip,5/5m/key",
+    "reset_password_from_key": "20/m/ip",
+    "change_password": "5/m/user",
+    "manage_email": "10/m/user",
+    "confirm_email": "1/3m/key",
+}
 
 LANGUAGE_CODE = "es"
 LANGUAGES = [("es", _("Spanish")), ("en", _("English"))]
