@@ -115,8 +115,11 @@ def account_export(*, user: AbstractBaseUser) -> dict[str, Any]:
 def campaigns_left_without_master(user: AbstractBaseUser) -> list[Campaign]:
     """The campaigns ``user`` is the only master of while other people play in them: deleting
     the account would leave those players without a master."""
+    mastered = Membership.objects.filter(user=user, role=Membership.Role.MASTER).values(
+        "campaign_id"
+    )
     return list(
-        Campaign.objects.filter(memberships__user=user, memberships__role=Membership.Role.MASTER)
+        Campaign.objects.filter(pk__in=mastered)
         .annotate(
             masters=Count("memberships", filter=Q(memberships__role=Membership.Role.MASTER)),
             members=Count("memberships"),

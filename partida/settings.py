@@ -122,10 +122,9 @@ LOGIN_REDIRECT_URL = "mundo:campaign_list"
 LOGOUT_REDIRECT_URL = "mundo:campaign_list"
 
 # Accounts: django-allauth (partida.accounts holds our adapter and the account pages it lacks).
-AUTHENTICATION_BACKENDS = [
-    "django.contrib.auth.backends.ModelBackend",  # the admin, the test client's login()
-    "allauth.account.auth_backends.AuthenticationBackend",  # username or e-mail
-]
+# allauth's back end is Django's ModelBackend (permissions, the admin) that also takes an
+# e-mail as the login; alone, so a wrong password is checked once, not once per back end.
+AUTHENTICATION_BACKENDS = ["allauth.account.auth_backends.AuthenticationBackend"]
 ACCOUNT_ADAPTER = "partida.accounts.AccountAdapter"
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
@@ -233,6 +232,8 @@ REST_FRAMEWORK = {
         "token": env_str("API_RATE_TOKEN", "120/min"),
         "session": env_str("API_RATE_SESSION", "120/min"),
         "user": env_str("API_RATE_USER", "300/min"),
+        # failed token attempts per IP (partida.throttling.BadTokenThrottle)
+        "bad_token": env_str("API_RATE_BAD_TOKEN", "10/min"),
     },
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
