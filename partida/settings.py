@@ -145,7 +145,7 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Partida] "
 ACCOUNT_RATE_LIMITS = {
     "login_failed": env_str("ACCOUNT_RATE_LOGIN_FAILED", "20/m/ip,5/5m/key"),
     "login": "30/m/ip",
-    "signup": env_str("ACCOUNT_RATE_SIGNUP", "20/m/ip,5/h/ip"),
+    "signup": env_str("ACCOUNT_RATE_SIGNUP", "20/m/ip,10/h/ip"),
     "reset_password": "20/m/ip,5/5m/key",
     "reset_password_from_key": "20/m/ip",
     "change_password": "5/m/user",

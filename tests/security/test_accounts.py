@@ -156,7 +156,11 @@ def test_sign_up_with_a_registered_email_answers_like_a_new_one(outsider):
     # The owner of the address is told someone tried; the form told the visitor nothing.
     to_olga = [m for m in mail.outbox if "olga@example.com" in m.to]
     assert len(to_olga) == 1
-    assert "ya existe" in to_olga[0].subject.lower() or "ya" in to_olga[0].body
+    assert to_olga[0].subject == "[Partida] La cuenta ya existe"
+    # ... and the new address got its code, as any sign-up does.
+    assert [m.subject for m in mail.outbox if "nueva@example.com" in m.to] == [
+        "[Partida] Por favor, confirme su dirección de correo electrónico"
+    ]
 
 
 def test_password_reset_answers_alike_for_unknown_addresses(outsider):
@@ -384,3 +388,32 @@ def test_changing_my_email_verifies_the_new_one(outsider):
 )
 def test_account_urls_live_under_cuentas(name):
     assert reverse(name).startswith("/cuentas/")
+
+
+def test_sign_ups_are_limited_per_ip(db):
+    def sign_up(n: int):
+        return Client(REMOTE_ADDR="203.0.113.9").post(
+            reverse("signup"),
+            {
+                "username": f"bot{n}",
+                "email": f"bot{n}@example.com",
+                "password1": "una-clave-larga-9",
+                "password2": "una-clave-larga-9",
+            },
+        )
+
+    assert [sign_up(n).status_code for n in range(10)] == [302] * 10
+    refused = sign_up(10)
+    assert refused.status_code == 429
+    assert "Lo has intentado demasiadas veces en poco tiempo." in refused.content.decode()
+    assert not get_user_model().objects.filter(username="bot10").exists()
+    other = Client(REMOTE_ADDR="198.51.100.1").post(
+        reverse("signup"),
+        {
+            "username": "persona",
+            "email": "persona@example.com",
+            "password1": "una-clave-larga-9",
+            "password2": "una-clave-larga-9",
+        },
+    )
+    assert other.status_code == 302
