@@ -368,12 +368,17 @@ def test_the_only_master_of_a_campaign_with_players_cannot_delete(master, player
 # --- e-mail change -----------------------------------------------------------------------------
 
 
-def test_changing_my_email_verifies_the_new_one(outsider):
+def test_changing_my_email_asks_for_the_password_and_verifies_the_new_one(outsider):
     verified(outsider)
     client = Client()
-    client.force_login(outsider)
-    response = client.post(reverse("account_email"), {"action_add": "", "email": "o2@example.com"})
-    assert response.status_code == 302
+    client.force_login(outsider)  # a session whose password was not typed here
+    change = {"action_add": "", "email": "o2@example.com"}
+    response = client.post(reverse("account_email"), change)
+    assert response["Location"].startswith(reverse("account_reauthenticate"))
+    assert not any("o2@example.com" in m.to for m in mail.outbox)
+    # The password again, and the change goes on where it stopped: a code to the new address.
+    response = client.post(response["Location"], {"password": "password"})
+    assert response["Location"] == reverse("account_email_verification_sent")
     response = client.post(response["Location"], {"code": code_from("o2@example.com")})
     assert response.status_code == 302
     outsider.refresh_from_db()
@@ -381,6 +386,8 @@ def test_changing_my_email_verifies_the_new_one(outsider):
     assert list(EmailAddress.objects.filter(user=outsider).values_list("email", "verified")) == [
         ("o2@example.com", True)
     ]
+    # The old address is told.
+    assert any("olga@example.com" in m.to for m in mail.outbox)
 
 
 @pytest.mark.parametrize(
