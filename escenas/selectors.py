@@ -456,7 +456,7 @@ class Chance:
 
 
 def roll_chance(
-    access: SceneAccess, *, character_id: int | None, trait_slug: str, base_threshold: int | None
+    access: SceneAccess, *, character_id: int | None, trait: str, threshold: int | None
 ) -> Chance | None:
     """The chance of an action roll the viewer may make in the scene; None when the character
     or trait is not theirs to roll. Two queries (traits, values)."""
@@ -467,13 +467,13 @@ def roll_chance(
         return None
     character = chars[0]
     options = character_traits(access.scene.campaign, [character])[character.pk]
-    option = next((o for o in options if o.trait.slug == trait_slug), None)
+    option = next((o for o in options if o.trait.slug == trait), None)
     if option is None:
         return None
-    if base_threshold is None:
+    if threshold is None:
         return Chance(character, option, None, None, None)
-    chance = action_chance(option.value, base_threshold, option.penalty)
-    return Chance(character, option, base_threshold, chance.effective, chance.p)
+    chance = action_chance(option.value, threshold, option.penalty)
+    return Chance(character, option, threshold, chance.effective, chance.p)
 
 
 # --- Search, feeds, diaries -----------------------------------------------------------------------

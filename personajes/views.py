@@ -322,7 +322,7 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
             "trait": first.slug if first else None,
             "dirt_sensitive": bool(first and first.dirt_sensitive),
             # Another roll like the one just made is one tap away.
-            "base_threshold": shown.base_threshold if shown else None,
+            "threshold": shown.base_threshold if shown else None,
         },
     )
     if request.method == "POST":
@@ -337,8 +337,8 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
             try:
                 roll = rolls.roll_action_for_character(
                     character=character,
-                    trait_slug=form.cleaned_data["trait"],
-                    base_threshold=form.cleaned_data["base_threshold"],
+                    trait=form.cleaned_data["trait"],
+                    threshold=form.cleaned_data["threshold"],
                     made_by=request.user,
                     dirt_sensitive=form.dirt_choice(),
                     reason=form.cleaned_data["reason"],

@@ -98,15 +98,20 @@ def _roll_fields(**values: Any) -> dict[str, Any]:
     return base
 
 
+def health_roll_key(closed: int, character_id: Any) -> list[int]:
+    """The ledger key of a character's one stored health roll of day ``closed`` (a resistance
+    roll or a new disease's duration: never both on one day), ``[closed, HEALTH, id, 0]``; its
+    dice are drawn from ``make_rng(entropy, key)``. Source: DESIGN.md "Randomness and the roll
+    ledger"."""
+    return [int(closed), int(RollPurpose.HEALTH), int(character_id), 0]
+
+
 def write_rolls(
     campaign: Campaign, closed: int, loaded: Loaded, out: CharactersDayOutcome, rules: RuleSettings
 ) -> None:
     """The day's resistance rolls (R12) and new diseases' durations, with their dice, through
-    the ledger (keys ``[closed, HEALTH, character id, sequence]``).
-
-    The dice were drawn by the health step's one generator, ``make_rng(entropy, [closed,
-    HEALTH, 0, 0])`` (so a character's dice do not depend on a per-roll key): the stored key
-    names the roll and does not reproduce its dice; the stored dice are the record.
+    the ledger, each under the key its dice were drawn from (``health_roll_key``: a character
+    has at most one of them a day, so its sequence is 0; the ledger checks it).
     Source: RULES.md R12, DESIGN.md "Randomness and the roll ledger".
     """
     ids, res, health = loaded.ids, out.resistance, out.health
@@ -131,6 +136,7 @@ def write_rolls(
                 successes=int(res.successes[j]),
                 success=bool(res.success[j]),
             ),
+            drawn_with=health_roll_key(closed, ids[i]),
         )
         for j, i in enumerate(res.index.tolist())
     ]
@@ -146,6 +152,7 @@ def write_rolls(
                 dice=json.dumps(health.duration_dice[i].tolist()),
                 total=int(health.duration[i]),
             ),
+            drawn_with=health_roll_key(closed, ids[i]),
         )
         for i in np.flatnonzero(health.fell_sick).tolist()
     ]
