@@ -280,6 +280,6 @@ def test_expression_totals_each_from_its_own_generator():
     for i in (1, 2):
         t, d = roll_totals("1d6+2", 1, make_rng(3, [7, 22, i, 0]))
         assert int(totals[i - 1]) == int(t[0]) and dice[i - 1].tolist() == d[0].tolist()
-    assert 3 <= int(totals.min()) and int(totals.max()) <= 8
+    assert int(totals.min()) >= 3 and int(totals.max()) <= 8
     empty_totals, empty_dice = roll_totals_each("1d6+2", [])
     assert empty_totals.shape == (0,) and empty_dice.shape == (0, 1)
