@@ -102,10 +102,8 @@ class AccountAdapter(DefaultAccountAdapter):
             minutes = max(1, math.ceil(login_retry_after(request, key) / 60))
             raise forms.ValidationError(
                 ngettext(
-                    "Too many failed sign-in attempts for this account. Try again in %(minutes)d "
-                    "minute.",
-                    "Too many failed sign-in attempts for this account. Try again in %(minutes)d "
-                    "minutes.",
+                    "Too many failed sign-in attempts. Try again in %(minutes)d minute.",
+                    "Too many failed sign-in attempts. Try again in %(minutes)d minutes.",
                     minutes,
                 )
                 % {"minutes": minutes},

@@ -33,7 +33,8 @@ from tests.factories import CharacterFactory
 
 ME = "/api/v1/me/"
 TOO_MANY = re.compile(
-    r"Demasiados intentos fallidos con esta cuenta\. Vuelve a intentarlo dentro de (\d+) minutos?\."
+    r"Demasiados intentos fallidos de inicio de sesión\. Vuelve a intentarlo dentro de (\d+) "
+    r"minutos?\."
 )
 WRONG = "y/o la contraseña que ha indicado no son correct"  # allauth's, by username or e-mail
 
