@@ -55,7 +55,7 @@ from personajes.access import CharacterViewer
 from personajes.access import member_viewers as member_viewers  # read by the services
 from personajes.mapping import condition_state
 from personajes.models import Character, DiaryEntry, Roll, Trait, TraitValue
-from reglas.characters import action_penalty
+from reglas.characters import action_penalty, is_dirt_sensitive
 from reglas.core import breakdown_total
 from reglas.dice import action_chance
 
@@ -428,7 +428,7 @@ def character_traits(
             TraitOption(
                 trait=t,
                 value=values.get((c.pk, t.pk), 0),
-                penalty=dirty if t.dirt_sensitive else base,
+                penalty=dirty if is_dirt_sensitive(t.slug, rules) else base,
             )
             for t in traits
         ]

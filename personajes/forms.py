@@ -7,7 +7,7 @@ whose errors the views put back on these forms with :func:`add_service_errors`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -283,11 +283,13 @@ class RollForm(forms.Form):
         *args: Any,
         traits: Iterable[Trait],
         master: bool,
+        dirt_traits: Collection[str] = (),
         htmx_url: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.traits = {t.slug: t for t in traits}
+        self.dirt_traits = frozenset(dirt_traits)
         self.master = master
         self.fields["trait"].choices = [(t.slug, t.name) for t in self.traits.values()]
         threshold = self.fields["threshold"]
@@ -314,7 +316,7 @@ class RollForm(forms.Form):
                     "aria-controls": "chance",
                 }
         trait = self.selected_trait()
-        if not master and trait is not None and trait.dirt_sensitive:
+        if not master and trait is not None and trait.slug in self.dirt_traits:
             self.fields["dirt_sensitive"].widget.attrs |= {"checked": True, "disabled": True}
             self.fields["dirt_sensitive"].help_text = _(
                 "The master made every roll of this trait dirt-sensitive (R8)."
@@ -345,7 +347,8 @@ class RollForm(forms.Form):
         if not self.is_bound:
             checked = bool(self.initial.get("dirt_sensitive"))
         trait = self.selected_trait()
-        choice = checked if self.master else (checked or bool(trait and trait.dirt_sensitive))
+        flagged = trait is not None and trait.slug in self.dirt_traits
+        choice = checked if self.master else (checked or flagged)
         return choice
 
     def threshold_for_preview(self) -> int | None:

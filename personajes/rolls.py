@@ -43,7 +43,7 @@ from personajes._helpers import (
 )
 from personajes.mapping import condition_state
 from personajes.models import Character, Roll, Trait, TraitValue
-from reglas.characters import action_penalty
+from reglas.characters import action_penalty, is_dirt_sensitive
 from reglas.core import Modifier, RollPurpose, clamp_threshold
 from reglas.dice import D100, action_from_dice, event_from_die, roll_action, roll_dice, roll_event
 from reglas.errors import RulesError
@@ -100,7 +100,8 @@ def roll_action_for_character(
 
     The R9 penalty comes from the character's condition at this moment
     (``reglas.characters.action_penalty``) and is stored as ``modifiers`` (source, label,
-    points); ``dirt_sensitive`` None = the trait's own flag (R8). ``threshold`` (the base
+    points); ``dirt_sensitive`` None = the campaign's flag for the trait (R8,
+    ``dirt_sensitive_traits``). ``threshold`` (the base
     threshold) an int 0..100 (%) gives the effective threshold, the successes and the outcome
     at once; None leaves them empty for the master (``roll_set_threshold``) while the dice are
     rolled now.
@@ -119,7 +120,8 @@ def roll_action_for_character(
     campaign = locked.campaign
     _check_may_roll(locked, made_by)
     trait_row, value = _trait_and_value(locked, trait)
-    sensitive = trait_row.dirt_sensitive if dirt_sensitive is None else dirt_sensitive
+    own = is_dirt_sensitive(trait_row.slug, campaign.rules)
+    sensitive = own if dirt_sensitive is None else dirt_sensitive
     try:
         penalty = action_penalty(condition_state(locked), sensitive, campaign.rules)
     except RulesError as exc:

@@ -430,9 +430,16 @@ def roll_actions(
     count = x + 1
     k = int(count.max()) if count.size else 0
     dice = rng.integers(1, D100 + 1, size=(x.size, k), dtype=np.int64)
-    used = np.arange(k)[None, :] < count[:, None]
-    dice = np.where(used, dice, 0)
-    successes = ((dice <= t[:, None]) & used).sum(axis=1).astype(np.int64)
+    if x.size and int(count.min()) != k:  # pools of different sizes: pad the short ones with 0
+        dice[np.arange(k)[None, :] >= count[:, None]] = 0
+    # A padding 0 is never a success: thresholds are clamped to 0..100, and 0 <= 0 only when
+    # the threshold is 0, so padded cells are masked out by ``dice > 0``.
+    hits = (dice <= t[:, None]) & (dice > 0) if k and int(t.min()) == 0 else dice <= t[:, None]
+    # Column by column: k is small (≤ MAX_ACTION_DICE) and n large, and a row-wise reduction
+    # over a short axis is several times slower than k vector additions.
+    successes = np.zeros(x.size, dtype=np.int64)
+    for j in range(k):
+        successes += hits[:, j]
     return ActionArrays(
         dice=dice, dice_count=count, thresholds=t, successes=successes, success=successes >= 1
     )

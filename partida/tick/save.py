@@ -22,8 +22,10 @@ from partida.tick.load import Loaded
 from partida.tick.world import World
 from personajes.mapping import CONDITION_FIELDS, DIARY_CONDITION_FIELDS
 from personajes.models import Character, DiaryEntry, InventoryItem, Roll, ShelterStash
+from reglas.characters import is_dirt_sensitive
 from reglas.core import Breakdown, RollPurpose
 from reglas.day import F64, I64, BreakdownTable, CharactersDayOutcome
+from reglas.health import RESISTANCE_TRAIT
 from reglas.settings import RuleSettings
 
 
@@ -115,6 +117,7 @@ def write_rolls(
     Source: RULES.md R12, DESIGN.md "Randomness and the roll ledger".
     """
     ids, res, health = loaded.ids, out.resistance, out.health
+    resistance_dirty = is_dirt_sensitive(RESISTANCE_TRAIT, rules)  # as the roll's penalty is
     # The reasons are stored words (a roll's row is its record), in the site's language.
     with translation.override(settings.LANGUAGE_CODE):
         resistance_reason = gettext("Resistance roll at the end of the disease (R12)")
@@ -129,6 +132,7 @@ def write_rolls(
                 reason=resistance_reason,
                 trait_name="Resistencia",
                 trait_value=int(loaded.day.resistencia[i]),
+                dirt_sensitive=resistance_dirty,
                 base_threshold=rules.resistance_base,
                 modifiers=_breakdown_json(res.breakdowns[j]),
                 effective_threshold=int(res.thresholds[j]),

@@ -283,3 +283,16 @@ def test_expression_totals_each_from_its_own_generator():
     assert int(totals.min()) >= 3 and int(totals.max()) <= 8
     empty_totals, empty_dice = roll_totals_each("1d6+2", [])
     assert empty_totals.shape == (0,) and empty_dice.shape == (0, 1)
+
+
+def test_action_pools_of_different_sizes_pad_with_zeros_that_never_succeed():
+    from reglas.dice import roll_actions
+
+    rng = np.random.default_rng(4)
+    # Threshold 0 succeeds on no die (R1: 1..100); the padding zeros of the short pool do not
+    # count either, at 0 or at 100.
+    out = roll_actions([0, 3, 1], [0, 100, 100], rng)
+    assert out.dice_count.tolist() == [1, 4, 2]
+    assert out.dice[0, 1:].tolist() == [0, 0, 0] and out.dice[2, 2:].tolist() == [0, 0]
+    assert out.successes.tolist() == [0, 4, 2]
+    assert out.success.tolist() == [False, True, True]
