@@ -1,8 +1,8 @@
 """Golden run of the daily tick: 30 days of a fixed campaign, compared row by row.
 
 The campaign has a fixed entropy and fixed primary keys for every row whose id enters a
-generator key (settlements, grids, characters), so the dice are the same on SQLite and PostgreSQL. The
-stored rows the tick writes — characters' condition and status, carried and stashed
+generator key (settlements, grids, characters), so the dice are the same on SQLite and
+PostgreSQL. The stored rows the tick writes — characters' condition and status, carried and stashed
 quantities, diary entries, rolls (keys and dice), weather, grid days, settlement days and the
 ``DayTick`` summaries — are read back with every id replaced by a name and compared with
 ``tick_golden.json``. A refactor that changes one die, one quantity or one breakdown line
