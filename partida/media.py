@@ -8,13 +8,17 @@ will decide who may fetch a file when portraits move behind an access check: the
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseBase
+from django.core.exceptions import SuspiciousFileOperation
+from django.http import Http404, HttpRequest, HttpResponseBase
 from django.views.static import serve
 
 
 def media_file(request: HttpRequest, path: str) -> HttpResponseBase:
     """The file ``MEDIA_ROOT/path`` (404 when missing or outside ``MEDIA_ROOT``), cached by the
     browser for an hour (``Cache-Control: private, max-age=3600``)."""
-    response = serve(request, path, document_root=settings.MEDIA_ROOT)
+    try:
+        response = serve(request, path, document_root=settings.MEDIA_ROOT)
+    except SuspiciousFileOperation:  # "../": outside MEDIA_ROOT is simply not found
+        raise Http404(path) from None
     response["Cache-Control"] = "private, max-age=3600"
     return response

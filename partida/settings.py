@@ -266,6 +266,7 @@ STORAGES["staticfiles"] = {
     "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage",
 }
 WHITENOISE_MAX_AGE = env_int("WHITENOISE_MAX_AGE", 3600)
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or STATIC_ROOT)
 # Uploaded media (portraits) served by Django itself (partida.media), DEBUG or not.
 SERVE_MEDIA = env_bool("SERVE_MEDIA", default=True)
 # Beat loops at least every 30 s, so its heartbeat (partida.beat) is never older than that while
