@@ -7,8 +7,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
+# The runtime lock only (hashed; the tests' and linters' packages are in requirements-dev.lock).
 COPY requirements.lock ./
-RUN pip install -r requirements.lock
+RUN pip install --require-hashes -r requirements.lock
 
 COPY . .
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
