@@ -11,20 +11,20 @@ help:
 	@echo "make demo     set up, load the demo campaign and serve it on http://$(HOST):$(PORT)"
 	@echo "make test     set up and run the whole suite (SQLite; PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set;"
 	@echo "              browser tests with Debian's /usr/bin/chromium, which .ci/run installs)"
-	@echo "make install  only the virtual environment, from requirements.lock"
+	@echo "make install  only the virtual environment, from requirements-dev.lock (runtime + dev, hashed)"
 	@echo "make bench    benchmarks (tests/bench) on a fresh PostgreSQL database when one answers, else SQLite;"
 	@echo "              prints one table and writes bench-results.json"
 	@echo "make lint     ruff, import-linter and mypy"
-	@echo "make lock     recompile requirements.lock from pyproject.toml"
+	@echo "make lock     recompile requirements.lock (runtime) and requirements-dev.lock from pyproject.toml"
 
 install: $(STAMP)
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements-dev.lock pyproject.toml
 	@PYTHON=$$(scripts/find-python) || exit 1; \
 	echo "Using $$PYTHON ($$($$PYTHON --version))"; \
 	test -x $(PY) || $$PYTHON -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-dev.lock
 	@touch $(STAMP)
 
 demo: install
@@ -52,10 +52,15 @@ format: install
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# Two hashed locks: requirements.lock (runtime: the Docker image) and requirements-dev.lock (the
+# same runtime pins plus the tools: the venv). Existing pins are kept unless pyproject.toml
+# needs another version (uv prefers what the output file already pins).
+UV_COMPILE := /tmp/partida-uv/bin/uv pip compile pyproject.toml --python-version 3.12 --generate-hashes --quiet
 lock:
 	@PYTHON=$$(scripts/find-python) || exit 1; \
-	$$PYTHON -m venv /tmp/partida-uv && /tmp/partida-uv/bin/pip install --quiet uv && \
-	/tmp/partida-uv/bin/uv pip compile pyproject.toml --extra dev --python-version 3.12 -o requirements.lock
+	test -x /tmp/partida-uv/bin/uv || { $$PYTHON -m venv /tmp/partida-uv && /tmp/partida-uv/bin/pip install --quiet uv; }
+	$(UV_COMPILE) -o requirements.lock
+	$(UV_COMPILE) --extra dev -c requirements.lock -o requirements-dev.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache db.sqlite3

@@ -210,10 +210,24 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # Scenes: absolute links in e-mails (the site's public address, no trailing slash).
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
+# Log lines: time, level, logger and the request id (partida.request_id: X-Request-ID honoured
+# and echoed; "-" outside a request).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "partida.request_id.RequestIdFilter"}},
+    "formatters": {
+        "line": {
+            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s",
+        }
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "line",
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
@@ -283,3 +297,42 @@ SPECTACULAR_SETTINGS = {
         "VoiceEnum": "escenas.models.Post.Voice",
     },
 }
+
+
+# --- Operations (compose, scripts/run, readiness, static files) --------------------------------
+# Every request gets an id (X-Request-ID honoured when well-formed, else made), logged and echoed.
+MIDDLEWARE.insert(0, "partida.request_id.RequestIdMiddleware")
+# Static files: hashed names and compressed copies (collectstatic writes them; the Dockerfile and
+# `make demo` run it), hashed files cached for ten years by whitenoise, the others for an hour.
+# The test suite swaps in the plain storage (tests/conftest.py): it serves from the finders.
+STORAGES["staticfiles"] = {
+    "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage",
+}
+WHITENOISE_MAX_AGE = env_int("WHITENOISE_MAX_AGE", 3600)
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or STATIC_ROOT)
+# Uploaded media (portraits) served by Django itself (partida.media), DEBUG or not.
+SERVE_MEDIA = env_bool("SERVE_MEDIA", default=True)
+# Beat loops at least every 30 s, so its heartbeat (partida.beat) is never older than that while
+# it runs; the worker's heartbeat task is queued every PARTIDA_HEARTBEAT_INTERVAL_S (60 s).
+CELERY_BEAT_MAX_LOOP_INTERVAL = 30
+CELERY_BEAT_SCHEDULE["worker-heartbeat"] = {
+    "task": "partida.heartbeat",
+    "schedule": float(env_int("PARTIDA_HEARTBEAT_INTERVAL_S", 60)),
+    "options": {"expires": 55.0},
+}
+# HSTS for the whole domain and the browsers' preload list: the site owner's choice (compose
+# turns both on; set them to 0 when another subdomain still serves plain HTTP).
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# Readiness (/salud/listo/): a worker or beat heartbeat older than this is "not ready" (s).
+READY_HEARTBEAT_MAX_AGE_S = env_int("READY_HEARTBEAT_MAX_AGE_S", 180)
+# SMTP (EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend, as compose sets it).
+if env_str("EMAIL_HOST"):
+    MAILERS["default"]["OPTIONS"] = {
+        "host": env_str("EMAIL_HOST"),
+        "port": env_int("EMAIL_PORT", 587),
+        "username": env_str("EMAIL_HOST_USER"),
+        "password": env_str("EMAIL_HOST_PASSWORD"),
+        "use_tls": env_bool("EMAIL_USE_TLS", default=True),
+        "timeout": env_int("EMAIL_TIMEOUT", 10),
+    }

@@ -5,16 +5,37 @@ import dataclasses
 import datetime
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.db import connection
 from django.utils import timezone
 
 from mundo.models import DayTick
 from mundo.selectors import campaigns_due
+from partida.heartbeats import heartbeat_record
 from partida.tick import advance_day
 from partida.tick.posts import create_diary_posts
 from reglas import ENGINE_VERSION
 
-__all__ = ["advance_campaign_day", "advance_due_campaigns", "create_diary_posts", "worker_health"]
+__all__ = [
+    "advance_campaign_day",
+    "advance_due_campaigns",
+    "create_diary_posts",
+    "heartbeat",
+    "worker_health",
+]
+
+
+@shared_task(name="partida.heartbeat", ignore_result=True)
+def heartbeat() -> bool:
+    """Record the worker's heartbeat (``partida.heartbeats``); beat queues it every minute, so
+    a fresh one proves beat, Redis and a worker all work. Returns whether it was recorded."""
+    return heartbeat_record("worker")
+
+
+@worker_ready.connect
+def _heartbeat_on_start(**_kwargs: object) -> None:
+    # A worker that just started is alive before beat's next heartbeat task reaches it.
+    heartbeat_record("worker")
 
 
 @shared_task(name="partida.worker_health")

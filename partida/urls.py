@@ -2,16 +2,16 @@
 
 from allauth.account import views as allauth_views
 from django.conf import settings
-from django.conf.urls.static import static
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from partida import accounts, profile, views, world_views
+from partida import accounts, media, profile, views, world_views
 
 urlpatterns = [
     path("salud/", views.health, name="health"),
+    path("salud/listo/", views.readiness, name="readiness"),
     # admin.site is partida.admin_site.PartidaAdminSite (partida.admin_apps): masters sign in.
     path("admin/", admin.site.urls),
     # The daily tick and the master's day pages (partida composes mundo and personajes).
@@ -38,6 +38,8 @@ urlpatterns = [
     path("", include("mundo.urls")),
     path("", include("personajes.urls")),
     path("", include("escenas.urls")),
-    # Uploaded portraits while developing (DEBUG only; `static()` returns [] otherwise).
-    *static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT),
 ]
+if settings.SERVE_MEDIA:  # uploaded portraits (partida.media says why Django serves them)
+    urlpatterns.append(
+        re_path(rf"^{settings.MEDIA_URL.strip('/')}/(?P<path>.+)$", media.media_file, name="media")
+    )

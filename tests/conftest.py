@@ -76,6 +76,12 @@ def pytest_configure(config):
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+        # Production hashes and compresses static files at collectstatic; the tests serve them
+        # from the finders (no collectstatic), with their plain names.
+        settings.STORAGES = {
+            **settings.STORAGES,
+            "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+        }
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,158 @@
+"""``exportar_partida`` / ``importar_partida``: the demo campaign, exported, imported under
+another slug and exported again, is the same archive row for row and file for file once the
+primary keys are mapped (partida.archive)."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
+from django.core.management import CommandError, call_command
+from django.db.models import FileField
+
+from mundo.models import Campaign
+from nucleo.errors import ServiceError
+from partida import archive
+from personajes.models import Character
+
+USER_LABEL = "auth.user"
+
+
+@pytest.fixture
+def demo(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    call_command("cargar_demo", stdout=StringIO())
+    campaign = Campaign.objects.get(slug="valle-gris")
+    lucia = Character.objects.get(campaign=campaign, name="Lucía Ferrer")
+    lucia.portrait.save("retrato-lucia.png", ContentFile(b"\x89PNG retrato"), save=True)
+    return campaign
+
+
+def exported(campaign) -> tuple[bytes, dict]:
+    out = io.BytesIO()
+    archive.campaign_export(campaign, out)
+    data = out.getvalue()
+    with zipfile.ZipFile(io.BytesIO(data)) as zipped:
+        return data, json.loads(zipped.read("campaign.json"))
+
+
+def files_of(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zipped:
+        return {n: zipped.read(n) for n in zipped.namelist() if n.startswith("media/")}
+
+
+def remapped(document: dict, pk_map: dict[str, dict[int, int]], names: dict[str, str]) -> dict:
+    """The archived rows as they must read after the import: new pks and foreign keys."""
+    result = {}
+    for model in archive.campaign_models():
+        label = model._meta.label_lower
+        fks = {f.name: f.related_model._meta.label_lower for f in archive._links(model)}
+        m2m = {f.name: f.related_model._meta.label_lower for f in model._meta.many_to_many}
+        files = {f.name for f in model._meta.concrete_fields if isinstance(f, FileField)}
+        rows = []
+        for row in document["models"][label]:
+            new = dict(row, pk=pk_map[label][row["pk"]])
+            for name, target in fks.items():
+                if row[name] is not None and target in pk_map:
+                    new[name] = pk_map[target][row[name]]
+            for name, target in m2m.items():
+                new[name] = sorted(pk_map[target][pk] for pk in row[name])
+            for name in files:
+                new[name] = names.get(row[name], row[name])
+            rows.append(new)
+        result[label] = rows
+    return result
+
+
+def test_the_demo_round_trips_row_for_row_and_file_for_file(demo):
+    data, before = exported(demo)
+    counts = {label: len(rows) for label, rows in before["models"].items()}
+    # The whole campaign is in it: members, sheets and history, inventories, scenes, posts and
+    # revisions, rolls with their keys, diaries, world state and days, rules and tables.
+    for label in (
+        "mundo.membership", "mundo.settlement", "mundo.location", "mundo.daytick",
+        "mundo.weatherrecord", "mundo.settlementday", "mundo.grid", "mundo.gridday",
+        "personajes.character", "personajes.traitvalue",
+        "personajes.inventoryitem", "personajes.roll", "personajes.diaryentry",
+        "escenas.scene", "escenas.post", "escenas.postroll", "escenas.rollrequest",
+    ):  # fmt: skip
+        assert counts[label] > 0, (label, counts)
+    assert "mundo.invitation" not in counts and "partida.apitoken" not in counts
+    assert {u["username"] for u in before["users"]} >= {"master", "ana", "bruno", "carla"}
+    assert "password" not in before["users"][0]
+    assert set(files_of(data)) == {
+        f"media/{Character.objects.get(name='Lucía Ferrer').portrait.name}"
+    }
+
+    users_before = get_user_model().objects.count()
+    result = archive.campaign_import(io.BytesIO(data), slug="valle-gris-copia")
+    assert result.campaign.slug == "valle-gris-copia" and result.campaign.pk != demo.pk
+    assert result.users_created == 0 and get_user_model().objects.count() == users_before
+    assert result.rows == counts
+
+    again, after = exported(result.campaign)
+    portrait = before["models"]["personajes.character"]
+    old_names = [r["portrait"] for r in portrait if r["portrait"]]
+    new_names = [r["portrait"] for r in after["models"]["personajes.character"] if r["portrait"]]
+    names = dict(zip(old_names, new_names, strict=True))
+    expected = remapped(before, result.pk_map, names)
+    expected["mundo.campaign"][0]["slug"] = "valle-gris-copia"
+    assert after["models"] == expected
+    assert list(files_of(again).values()) == list(files_of(data).values())
+    # Every row is new: nothing of the original campaign was reused or moved.
+    for label, mapping in result.pk_map.items():
+        if label != USER_LABEL and mapping:
+            assert min(mapping.values()) > max(mapping), label
+    assert Campaign.objects.filter(slug="valle-gris").count() == 1
+
+
+def test_unknown_users_are_created_inactive_without_a_password(demo):
+    data, _ = exported(demo)
+    get_user_model().objects.filter(username="carla").update(email="otra@example.com")
+    result = archive.campaign_import(io.BytesIO(data), slug="otra")
+    assert result.users_created == 1
+    made = get_user_model().objects.get(
+        pk=result.pk_map[USER_LABEL][get_user_model().objects.get(username="carla").pk]
+    )
+    assert made.username == "carla-2" and made.is_active is False
+    assert not made.has_usable_password()
+    elena = Character.objects.get(campaign=result.campaign, name="Elena Soto")
+    assert elena.player == made
+
+
+def test_a_taken_slug_and_a_foreign_file_are_refused_and_change_nothing(demo):
+    data, _ = exported(demo)
+    campaigns = Campaign.objects.count()
+    with pytest.raises(ServiceError) as taken:
+        archive.campaign_import(io.BytesIO(data))
+    assert "slug" in taken.value.message_dict
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as other:
+        other.writestr("campaign.json", json.dumps({"format": "otra-cosa"}))
+    with pytest.raises(ServiceError) as foreign:
+        archive.campaign_import(io.BytesIO(out.getvalue()), slug="x")
+    assert "archive" in foreign.value.message_dict
+    assert Campaign.objects.count() == campaigns
+
+
+def test_the_commands_write_and_read_the_archive(demo, tmp_path):
+    path = tmp_path / "valle.zip"
+    out = StringIO()
+    call_command("exportar_partida", "valle-gris", "-o", str(path), stdout=out)
+    assert path.is_file() and "filas" in out.getvalue()
+    out = StringIO()
+    call_command("importar_partida", str(path), "--slug", "valle-2", stdout=out)
+    assert "«valle-2» importada" in out.getvalue()
+    assert Campaign.objects.get(slug="valle-2").current_day == demo.current_day
+    with pytest.raises(CommandError, match="No existe la partida"):
+        call_command("exportar_partida", "nadie", stdout=StringIO())
+    with pytest.raises(CommandError, match="Ya existe"):  # same slug again
+        call_command("importar_partida", str(path), "--slug", "valle-2", stdout=StringIO())
+    (tmp_path / "roto.zip").write_bytes(b"no soy un zip")
+    with pytest.raises(CommandError, match="No es un archivo de partida"):
+        call_command("importar_partida", str(tmp_path / "roto.zip"), stdout=StringIO())
