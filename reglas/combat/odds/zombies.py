@@ -73,7 +73,8 @@ class ZombieTally:
 
 @dataclass(slots=True)
 class _Fights:
-    """The state of ``n`` fights: members (n, H) and zombies (n, Z)."""
+    """The state of ``n`` fights, fights along the last axis (so reductions over the few
+    members or zombies combine whole rows): members (H, n), zombies (Z, n)."""
 
     h_alive: Bools
     bitten: Bools
@@ -83,68 +84,100 @@ class _Fights:
     z_grab: Bools
     z_streak: Ints
     z_target: Ints
-    rows: Ints
+    cols: Ints
     dice: int = 0
     draws: int = 0
 
     @classmethod
     def start(cls, n: int, humans: int, zombies: int) -> _Fights:
         def no(k: int) -> Bools:
-            return np.zeros((n, k), dtype=np.bool_)
+            return np.zeros((k, n), dtype=np.bool_)
 
-        target = np.broadcast_to(np.arange(zombies, dtype=np.int64) % humans, (n, zombies))
+        target = np.arange(zombies, dtype=np.int64) % humans
         return cls(
-            h_alive=np.ones((n, humans), dtype=np.bool_),
+            h_alive=np.ones((humans, n), dtype=np.bool_),
             bitten=no(humans),
             infected=no(humans),
             amputated=no(humans),
-            z_alive=np.ones((n, zombies), dtype=np.bool_),
+            z_alive=np.ones((zombies, n), dtype=np.bool_),
             z_grab=no(zombies),
-            z_streak=np.zeros((n, zombies), dtype=np.int64),
-            z_target=target.copy(),
-            rows=np.arange(n, dtype=np.int64),
+            z_streak=np.zeros((zombies, n), dtype=np.int64),
+            z_target=np.repeat(target[:, None], n, axis=1),
+            cols=np.arange(n, dtype=np.int64),
         )
 
-    def uniform(
-        self, rng: np.random.Generator, shape: int | tuple[int, int]
-    ) -> NDArray[np.float64]:
-        out = rng.random(shape)
-        self.draws += out.size
+    @property
+    def n(self) -> int:
+        return int(self.cols.size)
+
+    def subset(self, keep: Bools, carry: bool = True) -> _Fights:
+        """The fights where ``keep`` holds (copies), with the dice and draws counters carried
+        over when ``carry`` (one part of a split only, so they are counted once)."""
+        return _Fights(
+            h_alive=self.h_alive[:, keep],
+            bitten=self.bitten[:, keep],
+            infected=self.infected[:, keep],
+            amputated=self.amputated[:, keep],
+            z_alive=self.z_alive[:, keep],
+            z_grab=self.z_grab[:, keep],
+            z_streak=self.z_streak[:, keep],
+            z_target=self.z_target[:, keep],
+            cols=np.arange(int(keep.sum()), dtype=np.int64),
+            dice=self.dice if carry else 0,
+            draws=self.draws if carry else 0,
+        )
+
+    def draw(self, rng: np.random.Generator, mask: Bools, p: float) -> Bools:
+        """One roll with success chance ``p`` where ``mask`` holds (uniforms drawn there only);
+        False elsewhere."""
+        out = np.zeros(mask.shape, dtype=np.bool_)
+        k = int(np.count_nonzero(mask))
+        if k:
+            out[mask] = rng.random(k) < p
+            self.draws += k
         return out
 
     def attack(
-        self,
-        acting: Bools,
-        p_hit: float | NDArray[np.float64],
-        m: MemberChances,
-        rng: np.random.Generator,
+        self, acting: Bools, grabbed: Bools | None, m: MemberChances, rng: np.random.Generator
     ) -> Bools:
-        """To hit, then to wound (R19): the fights in which the attack destroys its target."""
-        n = acting.size
-        hit = acting & (self.uniform(rng, n) < p_hit)
-        kill = hit & (self.uniform(rng, n) < m.wound)
-        self.dice += int(acting.sum()) * m.hit_dice + int(hit.sum()) * m.wound_dice
+        """To hit (at −20 where ``grabbed``), then to wound (R19): the fights in which the
+        attack destroys its target."""
+        if grabbed is None:
+            hit = self.draw(rng, acting, m.hit)
+        else:
+            hit = self.draw(rng, acting & ~grabbed, m.hit)
+            hit |= self.draw(rng, acting & grabbed, m.hit_grabbed)
+        kill = self.draw(rng, hit, m.wound)
+        self.dice += int(np.count_nonzero(acting)) * m.hit_dice
+        self.dice += int(np.count_nonzero(hit)) * m.wound_dice
         return kill
 
     def destroy(self, killed: Bools, target: Ints) -> None:
-        rows, cols = self.rows[killed], target[killed]
+        rows, cols = target[killed], self.cols[killed]
         self.z_alive[rows, cols] = False
         self.z_grab[rows, cols] = False
         self.z_streak[rows, cols] = 0
+
+    def victim_alive(self) -> Bools:
+        """(Z, n): whether each zombie's victim lives."""
+        if self.h_alive.shape[0] == 1:
+            return np.broadcast_to(self.h_alive, self.z_target.shape)
+        alive: Bools = np.take_along_axis(self.h_alive, self.z_target, axis=0)
+        return alive
 
 
 def _helpers_act(
     f: _Fights, members: Sequence[MemberChances], active: Bools, rng: np.random.Generator
 ) -> None:
     """Members with no standing zombie on them attack the fight's first standing zombie."""
-    on_member = np.stack(
-        [(f.z_alive & (f.z_target == h)).any(axis=1) for h in range(len(members))], axis=1
-    )
-    free = f.h_alive & ~on_member & active[:, None]
+    if len(members) == 1:
+        return  # alone, a member with no zombie on it means no zombie stands
+    on_member = np.stack([(f.z_alive & (f.z_target == h)).any(axis=0) for h in range(len(members))])
+    free = f.h_alive & ~on_member & active
     for h, m in enumerate(members):
-        acting = free[:, h] & f.z_alive.any(axis=1)
+        acting = free[h] & f.z_alive.any(axis=0)
         if acting.any():
-            f.destroy(f.attack(acting, m.hit, m, rng), f.z_alive.argmax(axis=1))
+            f.destroy(f.attack(acting, None, m, rng), f.z_alive.argmax(axis=0))
 
 
 def _victims_act(
@@ -152,23 +185,22 @@ def _victims_act(
 ) -> None:
     """Each victim attacks (−20 if grabbed) or escapes from its first holding zombie."""
     for h, m in enumerate(members):
-        mine = f.z_alive & (f.z_target == h)
-        acting = f.h_alive[:, h] & mine.any(axis=1) & active
+        mine = f.z_alive if len(members) == 1 else f.z_alive & (f.z_target == h)
+        acting = f.h_alive[h] & mine.any(axis=0) & active
         if not acting.any():
             continue
         held = mine & f.z_grab
-        grabbed = held.any(axis=1)
-        target = np.where(grabbed, held.argmax(axis=1), mine.argmax(axis=1))
+        grabbed = held.any(axis=0)
+        target = np.where(grabbed, held.argmax(axis=0), mine.argmax(axis=0))
         attacking = acting
         if m.escapes:
             trying = acting & grabbed
-            freed = trying & (f.uniform(rng, acting.size) < m.escape)
-            f.dice += int(trying.sum()) * m.escape_dice
-            f.z_grab[f.rows[freed], target[freed]] = False
-            f.z_streak[f.rows[freed], target[freed]] = 0
+            freed = f.draw(rng, trying, m.escape)
+            f.dice += int(np.count_nonzero(trying)) * m.escape_dice
+            f.z_grab[target[freed], f.cols[freed]] = False
+            f.z_streak[target[freed], f.cols[freed]] = 0
             attacking = acting & ~grabbed
-        p_hit = np.where(grabbed, m.hit_grabbed, m.hit)
-        f.destroy(f.attack(attacking, p_hit, m, rng), target)
+        f.destroy(f.attack(attacking, grabbed, m, rng), target)
 
 
 def _zombies_bite(
@@ -178,57 +210,64 @@ def _zombies_bite(
     rng: np.random.Generator,
     table: CombatTable,
     amputation: tuple[float, int],
-) -> None:
-    """Holding zombies bite; deaths; the amputation tries of the bitten survivors."""
-    biting = f.z_alive & f.z_grab & active[:, None]
-    bit = biting & (f.uniform(rng, biting.shape) < table.bite / 100)
-    f.dice += int(biting.sum())
+) -> bool:
+    """Holding zombies bite; deaths; the amputation tries of the bitten survivors.
+    Returns whether anyone died."""
+    biting = f.z_alive & f.z_grab & active
+    bit = f.draw(rng, biting, table.bite / 100)
+    f.dice += int(np.count_nonzero(biting))
     f.z_streak = np.where(bit, f.z_streak + 1, 0)
+    if not bit.any():
+        return False
     chance, dice = amputation
+    anyone = False
     for h in range(humans):
         on_h = f.z_target == h
-        n_bites = (bit & on_h).sum(axis=1)
-        streak = (on_h & f.z_alive & (f.z_streak >= table.consecutive_bites_to_die)).any(axis=1)
-        dies = f.h_alive[:, h] & ((n_bites >= table.bites_same_turn_to_die) | streak)
-        f.bitten[:, h] |= n_bites > 0
-        f.infected[:, h] |= dies
-        f.h_alive[:, h] &= ~dies
-        survivor = f.h_alive[:, h] & (n_bites > 0)
+        n_bites = (bit & on_h).sum(axis=0)
+        streak = (on_h & f.z_alive & (f.z_streak >= table.consecutive_bites_to_die)).any(axis=0)
+        dies = f.h_alive[h] & ((n_bites >= table.bites_same_turn_to_die) | streak)
+        anyone = anyone or bool(dies.any())
+        f.bitten[h] |= n_bites > 0
+        f.infected[h] |= dies
+        f.h_alive[h] &= ~dies
+        survivor = f.h_alive[h] & (n_bites > 0)
         for r in range(int(n_bites.max(initial=0))):
-            need = survivor & (n_bites > r) & ~f.infected[:, h]
+            need = survivor & (n_bites > r) & ~f.infected[h]
             if chance > 0:
-                cured = need & (f.uniform(rng, need.size) < chance)
-                f.dice += int(need.sum()) * dice
-                f.amputated[:, h] |= cured
-                f.infected[:, h] |= need & ~cured
+                cured = f.draw(rng, need, chance)
+                f.dice += int(np.count_nonzero(need)) * dice
+                f.amputated[h] |= cured
+                f.infected[h] |= need & ~cured
             else:
-                f.infected[:, h] |= need
+                f.infected[h] |= need
+    return anyone
 
 
 def _zombies_grab(f: _Fights, active: Bools, rng: np.random.Generator, table: CombatTable) -> None:
     """Standing zombies not holding a living victim roll to grab it."""
-    victim_alive = f.h_alive[f.rows[:, None], f.z_target]
-    trying = f.z_alive & ~f.z_grab & victim_alive & active[:, None]
-    f.z_grab |= trying & (f.uniform(rng, trying.shape) < table.grab / 100)
-    f.dice += int(trying.sum())
+    trying = f.z_alive & ~f.z_grab & f.victim_alive() & active
+    f.z_grab |= f.draw(rng, trying, table.grab / 100)
+    f.dice += int(np.count_nonzero(trying))
 
 
 def _reallocate(f: _Fights, humans: int) -> None:
     """Zombies whose victim died go, in zombie order, for the least attacked living member."""
-    orphan = f.z_alive & ~f.h_alive[f.rows[:, None], f.z_target]
+    if humans == 1:
+        return  # alone: a dead victim ends the fight
+    orphan = f.z_alive & ~f.victim_alive()
     if not orphan.any():
         return
     f.z_grab[orphan] = False
     f.z_streak[orphan] = 0
     staying = f.z_alive & ~orphan
-    load = np.stack([(staying & (f.z_target == h)).sum(axis=1) for h in range(humans)], axis=1)
+    load = np.stack([(staying & (f.z_target == h)).sum(axis=0) for h in range(humans)])
     load = np.where(f.h_alive, load, np.iinfo(np.int64).max // 2)
-    for j in range(orphan.shape[1]):
-        moving = orphan[:, j]
+    for j in range(orphan.shape[0]):
+        moving = orphan[j]
         if moving.any():
-            new = load.argmin(axis=1)
-            f.z_target[moving, j] = new[moving]
-            load[f.rows[moving], new[moving]] += 1
+            new = load.argmin(axis=0)
+            f.z_target[j, moving] = new[moving]
+            load[new[moving], f.cols[moving]] += 1
 
 
 def simulate_zombie_fights(
@@ -245,39 +284,46 @@ def simulate_zombie_fights(
     against ``zombies`` zombies for up to ``turns`` turns, numpy over the fights.
 
     ``amputation`` is (chance 0..1, dice) of the try after a bite ((0, 0): nobody can try).
-    Adds into ``tally`` (a new one if None) and returns it. Inputs are not checked here
-    (``reglas.combat.odds.zombie_odds`` does). Source: RULES.md R13, R19, R20.
+    Finished fights are counted and dropped as they end. Adds into ``tally`` (a new one if
+    None) and returns it. Inputs are not checked here (``reglas.combat.odds.zombie_odds``
+    does). Source: RULES.md R13, R19, R20.
     """
     humans = len(members)
     out = tally if tally is not None else ZombieTally(members=humans)
     f = _Fights.start(fights, humans, zombies)
     for _ in range(turns):
-        active = f.h_alive.any(axis=1) & f.z_alive.any(axis=1)
-        if not active.any():
-            break
+        active = f.h_alive.any(axis=0) & f.z_alive.any(axis=0)
+        if not active.all():
+            if not active.any():
+                break
+            if np.count_nonzero(active) < 0.8 * f.n:
+                _count(out, f.subset(~active, carry=False))
+                f = f.subset(active)
+                active = np.ones(f.n, dtype=np.bool_)
         _helpers_act(f, members, active, rng)
         _victims_act(f, members, active, rng)
-        _zombies_bite(f, humans, active, rng, table, amputation)
+        died = _zombies_bite(f, humans, active, rng, table, amputation)
         _zombies_grab(f, active, rng, table)
-        _reallocate(f, humans)
+        if died:
+            _reallocate(f, humans)
     _count(out, f)
     return out
 
 
 def _count(out: ZombieTally, f: _Fights) -> None:
-    """Add the finished fights ``f`` into ``out``."""
+    """Add the fights ``f`` (finished) into ``out``: outcomes, dice and draws."""
     dead = ~f.h_alive
     flags = {
-        "kill_all": ~f.z_alive.any(axis=1),
-        "bitten": f.bitten.any(axis=1),
-        "infected": f.infected.any(axis=1),
-        "dead": dead.any(axis=1),
-        "all_dead": dead.all(axis=1),
+        "kill_all": ~f.z_alive.any(axis=0),
+        "bitten": f.bitten.any(axis=0),
+        "infected": f.infected.any(axis=0),
+        "dead": dead.any(axis=0),
+        "all_dead": dead.all(axis=0),
     }
     code = sum(flag.astype(np.int64) * OUTCOME_BITS[k] for k, flag in flags.items())
-    for i, count in enumerate(np.bincount(np.asarray(code), minlength=32)):
+    for i, count in enumerate(np.bincount(np.asarray(code, dtype=np.int64), minlength=32)):
         out.joint[i] += int(count)
-    out.fights += f.rows.size
+    out.fights += f.n
     out.kill_all += int(flags["kill_all"].sum())
     out.bitten += int(flags["bitten"].sum())
     out.infected += int(flags["infected"].sum())
@@ -286,8 +332,8 @@ def _count(out: ZombieTally, f: _Fights) -> None:
     out.zombies_killed += int((~f.z_alive).sum())
     out.dice += f.dice
     out.draws += f.draws
-    for h in range(f.h_alive.shape[1]):
-        out.member_bitten[h] += int(f.bitten[:, h].sum())
-        out.member_infected[h] += int(f.infected[:, h].sum())
-        out.member_dead[h] += int(dead[:, h].sum())
-        out.member_amputated[h] += int(f.amputated[:, h].sum())
+    for h in range(f.h_alive.shape[0]):
+        out.member_bitten[h] += int(f.bitten[h].sum())
+        out.member_infected[h] += int(f.infected[h].sum())
+        out.member_dead[h] += int(dead[h].sum())
+        out.member_amputated[h] += int(f.amputated[h].sum())
