@@ -389,6 +389,7 @@ def test_seeded_runs_repeat_and_chunks_add_up() -> None:
         ([ANA], 1, 1, 0, None),
         ([ANA], 1, 1, 1_000_001, None),
         ([ANA], 1, 1, 10, 0),  # Medicina 0 cannot amputate (medicine_requires_trait)
+        ([ANA] * 20, 100, 100, 1_000_000, None),  # too much work for one call
     ],
 )
 def test_zombie_odds_reject_bad_inputs(

@@ -18,6 +18,7 @@ from reglas.combat.odds.base import (
     DEFAULT_SIMULATIONS,
     MAX_SIMULATIONS,
     MAX_TURNS,
+    MAX_WORK,
     MAX_ZOMBIES,
     Estimate,
     MemberChances,
@@ -32,6 +33,7 @@ from reglas.combat.odds.base import (
 )
 from reglas.combat.odds.exact import ExactOdds, exact_one_zombie
 from reglas.combat.odds.zombies import ZombieTally, simulate_zombie_fights
+from reglas.errors import RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
 from reglas.tables import DEFAULT_COMBAT, CombatTable
 
@@ -169,12 +171,22 @@ def zombie_odds(
     ``reglas.combat.odds.zombies`` describes, with the campaign's ``table`` (its thresholds
     come from the campaign's RuleSettings) and ``settings`` (amputation). ``medicina``: the
     Medicina of whoever tries the amputation after a bite (None: nobody can).
-    Raises RulesError for any input out of range. Source: RULES.md R13, R19, R20.
+    Raises RulesError for any input out of range, or when simulations × turns × zombies ×
+    members exceeds ``MAX_WORK``. Source: RULES.md R13, R19, R20.
     """
     members = check_party(party)
     check_count(zombies, "El número de zombis", 1, MAX_ZOMBIES)
     check_count(turns, "El número de turnos", 1, MAX_TURNS)
     check_count(simulations, "El número de simulaciones", 1, MAX_SIMULATIONS)
+    work = simulations * turns * zombies * len(members)
+    if work > MAX_WORK:
+        raise RulesError(
+            "odds_too_much_work",
+            f"Demasiado cálculo ({simulations} combates × {turns} turnos × {zombies} zombis × "
+            f"{len(members)} personas): reduce las simulaciones o el tamaño del combate.",
+            work=work,
+            maximum=MAX_WORK,
+        )
     chances = [member_chances(m, table) for m in members]
     amputation = amputation_chance(medicina, settings)
     tally = ZombieTally(members=len(members))

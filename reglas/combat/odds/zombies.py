@@ -34,6 +34,8 @@ from reglas.tables import CombatTable
 
 Bools = NDArray[np.bool_]
 Ints = NDArray[np.int64]
+Smalls = NDArray[np.int16]
+"""Zombie streaks (≤ turns ≤ 100) and victims (< 20): int16 keeps the (Z, n) arrays small."""
 
 OUTCOME_BITS = {"kill_all": 1, "bitten": 2, "infected": 4, "dead": 8, "all_dead": 16}
 """Bits of a fight's joint outcome code in ``ZombieTally.joint``."""
@@ -82,8 +84,8 @@ class _Fights:
     amputated: Bools
     z_alive: Bools
     z_grab: Bools
-    z_streak: Ints
-    z_target: Ints
+    z_streak: Smalls
+    z_target: Smalls
     cols: Ints
     dice: int = 0
     draws: int = 0
@@ -93,7 +95,7 @@ class _Fights:
         def no(k: int) -> Bools:
             return np.zeros((k, n), dtype=np.bool_)
 
-        target = np.arange(zombies, dtype=np.int64) % humans
+        target = np.arange(zombies, dtype=np.int16) % humans
         return cls(
             h_alive=np.ones((humans, n), dtype=np.bool_),
             bitten=no(humans),
@@ -101,7 +103,7 @@ class _Fights:
             amputated=no(humans),
             z_alive=np.ones((zombies, n), dtype=np.bool_),
             z_grab=no(zombies),
-            z_streak=np.zeros((zombies, n), dtype=np.int64),
+            z_streak=np.zeros((zombies, n), dtype=np.int16),
             z_target=np.repeat(target[:, None], n, axis=1),
             cols=np.arange(n, dtype=np.int64),
         )
