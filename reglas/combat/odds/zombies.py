@@ -13,12 +13,14 @@ Each simulated fight plays R20 as ``resolve_zombie_turn`` does, one ``ZombieFigh
 * Then every zombie still holding its victim bites (a streak counter per zombie: +1 on a
   bite, 0 on any turn without one); the victim dies at 3+ bites in the turn or a streak of 3.
   A bite on a survivor not yet infected gets the one amputation try (R13) when someone with
-  Medicina is present; success removes the infection, failure leaves it.
+  Medicina is present; success removes the infection, failure leaves it. A victim killed by
+  bites counts as bitten and infected (nobody amputates a dead limb).
 * Then, if its victim lives, every standing zombie not holding it rolls to grab (also one
   just escaped from).
 
-A fight stops when every zombie or every member is down, or after ``turns`` turns.
-Source: RULES.md R13, R19, R20.
+A fight stops when every zombie or every member is down, or after ``turns`` turns. Each roll
+is one uniform against its exact chance (``reglas.combat.odds.base``), drawn only in the fights
+where the roll is made. Source: RULES.md R13, R19, R20.
 """
 
 from __future__ import annotations
