@@ -19,7 +19,7 @@ from typing import Literal
 from reglas.combat.attacks import to_hit_threshold, to_hit_trait, wound_threshold
 from reglas.core import clamp_threshold
 from reglas.dice import action_success_probability, check_trait_value
-from reglas.errors import RulesError
+from reglas.errors import LABELS, RulesError
 from reglas.health.disease import _check_medicine
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
 from reglas.tables import DEFAULT_COMBAT, CombatTable, Weapon
@@ -168,22 +168,25 @@ def amputation_chance(
 
 
 def check_count(value: object, what: str, minimum: int, maximum: int) -> int:
-    """An int in minimum..maximum, else RulesError naming ``what`` (Spanish)."""
+    """An int in minimum..maximum, else RulesError naming ``what`` (a slug of
+    ``reglas.errors.LABELS``)."""
     if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
         raise RulesError(
             "odds_count_range",
-            f"{what} debe ser un número entero entre {minimum} y {maximum} ({value!r}).",
+            f"{LABELS[what]} debe ser un número entero entre {minimum} y {maximum} ({value!r}).",
             what=what,
             minimum=minimum,
             maximum=maximum,
+            value=repr(value),
         )
     return value
 
 
-def check_party(party: Sequence[PartyMember], what: str = "El grupo") -> tuple[PartyMember, ...]:
-    """The party as a tuple: 1..MAX_HUMANS members. Raises RulesError otherwise."""
+def check_party(party: Sequence[PartyMember], what: str = "members") -> tuple[PartyMember, ...]:
+    """The party as a tuple: 1..MAX_HUMANS members (``what``: ``members`` or ``rivals``, for
+    the message). Raises RulesError otherwise."""
     members = tuple(party)
-    check_count(len(members), f"{what} (número de personas)", 1, MAX_HUMANS)
+    check_count(len(members), what, 1, MAX_HUMANS)
     return members
 
 
@@ -229,7 +232,10 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     Raises RulesError if n < 1 or successes outside 0..n."""
     if n < 1 or not 0 <= successes <= n:
         raise RulesError(
-            "odds_interval_invalid", f"Intervalo imposible: {successes} de {n} simulaciones."
+            "odds_interval_invalid",
+            f"Intervalo imposible: {successes} de {n} simulaciones.",
+            successes=successes,
+            n=n,
         )
     p = successes / n
     z2 = z * z

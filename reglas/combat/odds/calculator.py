@@ -175,16 +175,19 @@ def zombie_odds(
     members exceeds ``MAX_WORK``. Source: RULES.md R13, R19, R20.
     """
     members = check_party(party)
-    check_count(zombies, "El número de zombis", 1, MAX_ZOMBIES)
-    check_count(turns, "El número de turnos", 1, MAX_TURNS)
-    check_count(simulations, "El número de simulaciones", 1, MAX_SIMULATIONS)
+    check_count(zombies, "zombies", 1, MAX_ZOMBIES)
+    check_count(turns, "turns", 1, MAX_TURNS)
+    check_count(simulations, "simulations", 1, MAX_SIMULATIONS)
     work = simulations * turns * zombies * len(members)
     if work > MAX_WORK:
         raise RulesError(
             "odds_too_much_work",
             f"Demasiado cálculo ({simulations} combates × {turns} turnos × {zombies} zombis × "
             f"{len(members)} personas): reduce las simulaciones o el tamaño del combate.",
-            work=work,
+            simulations=simulations,
+            turns=turns,
+            zombies=zombies,
+            members=len(members),
             maximum=MAX_WORK,
         )
     chances = [member_chances(m, table) for m in members]

@@ -24,7 +24,7 @@ from reglas.combat.odds.base import (
 )
 from reglas.core import clamp_threshold
 from reglas.dice import action_success_probability
-from reglas.errors import RulesError
+from reglas.errors import LABELS, RulesError
 from reglas.health.disease import _check_medicine
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
 
@@ -133,13 +133,18 @@ class CureOdds:
 
 
 def _threshold(base: float, penalty: float) -> int:
-    for value, what in ((base, "El umbral"), (penalty, "La penalización")):
+    for value, what in ((base, "threshold"), (penalty, "penalty")):
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
             or not math.isfinite(value)
         ):
-            raise RulesError("odds_number_invalid", f"{what} debe ser un número ({value!r}).")
+            raise RulesError(
+                "number_invalid",
+                f"{LABELS[what]} debe ser un número ({value!r}).",
+                what=what,
+                value=repr(value),
+            )
     return clamp_threshold(base - penalty)
 
 
@@ -168,7 +173,7 @@ def bite_odds(
     ``amputation_roll`` or for an out-of-range count. Source: RULES.md R13.
     """
     value = _check_medicine(medicina, settings)
-    check_count(simulations, "El número de simulaciones", 1, MAX_SIMULATIONS)
+    check_count(simulations, "simulations", 1, MAX_SIMULATIONS)
     threshold = _threshold(settings.amputation_threshold, penalty)
     exact = action_success_probability(value, threshold)
     first, _ = _successes(exact, simulations, 1, rng)
@@ -198,8 +203,8 @@ def cure_odds(
     ``roll_medicine_cure`` or for an out-of-range count. Source: RULES.md R12.
     """
     value = _check_medicine(medicina, settings)
-    check_count(days, "El número de días", 1, MAX_CURE_DAYS)
-    check_count(simulations, "El número de simulaciones", 1, MAX_SIMULATIONS)
+    check_count(days, "days", 1, MAX_CURE_DAYS)
+    check_count(simulations, "simulations", 1, MAX_SIMULATIONS)
     base = settings.medicine_threshold if threshold is None else threshold
     t = _threshold(base, penalty)
     one = action_success_probability(value, t)

@@ -165,11 +165,15 @@ def human_odds(
     Raises RulesError for any input out of range. Source: RULES.md R19, R21.
     """
     if distance_m < 0:
-        raise RulesError("distance_negative", "La distancia no puede ser negativa.")
+        raise RulesError(
+            "distance_negative",
+            f"La distancia no puede ser negativa (se recibió {distance_m} m).",
+            distance_m=distance_m,
+        )
     ours = tuple(replace(m, distance_m=distance_m) for m in check_party(party))
-    theirs = tuple(replace(m, distance_m=distance_m) for m in check_party(rivals, "El rival"))
-    check_count(turns, "El número de turnos", 1, MAX_TURNS)
-    check_count(simulations, "El número de simulaciones", 1, MAX_SIMULATIONS)
+    theirs = tuple(replace(m, distance_m=distance_m) for m in check_party(rivals, "rivals"))
+    check_count(turns, "turns", 1, MAX_TURNS)
+    check_count(simulations, "simulations", 1, MAX_SIMULATIONS)
     a = [member_chances(m, table) for m in ours]
     b = [member_chances(m, table) for m in theirs]
     tally = HumanTally(members=len(ours))
