@@ -1,7 +1,7 @@
 """Golden run of the daily tick: 30 days of a fixed campaign, compared row by row.
 
 The campaign has a fixed entropy and fixed primary keys for every row whose id enters a
-generator key (settlements, grids), so the dice are the same on SQLite and PostgreSQL. The
+generator key (settlements, grids, characters), so the dice are the same on SQLite and PostgreSQL. The
 stored rows the tick writes — characters' condition and status, carried and stashed
 quantities, diary entries, rolls (keys and dice), weather, grid days, settlement days and the
 ``DayTick`` summaries — are read back with every id replaced by a name and compared with
@@ -20,7 +20,8 @@ History of the recording (each change intended; nothing else differed):
    to draw their dice from their own ledger key ``[day, HEALTH, character, 0]`` instead of the
    health step's shared generator: those dice, the onset dice drawn after them, and what
    follows from them changed; every stored key now reproduces its dice
-   (``test_every_stored_tick_roll_is_reproduced_by_its_key``).
+   (``test_every_stored_tick_roll_is_reproduced_by_its_key``), and the characters got fixed ids
+   since the keys hold them.
 
 Cast: Villarejo (own grid, own climate) with the Polideportivo (running water, latrine 25 m,
 a stocked stash with medicine) and Robledo (the region's grid and weather) with the Nave (no
@@ -137,6 +138,7 @@ def build() -> Campaign:
     ]
     for i, (name, shelter, condition, items) in enumerate(cast):
         pc = CharacterFactory(
+            id=9401 + i,  # a stored health roll's key holds its character's id
             campaign=campaign,
             name=name,
             status=Character.Status.APPROVED,
