@@ -176,6 +176,19 @@ MESSAGES: dict[str, Promise] = {
     "fight_zombie_ids_repeated": _("The zombies' ids must be distinct."),
     "zombie_not_in_fight": _("The zombie «%(zombie_id)s» is not in this fight."),
     "escape_trait_not_allowed": _("Escaping uses %(allowed)s, not «%(chosen)s»."),
+    # --- the odds calculator (reglas.combat.odds) ---
+    "odds_penalty_invalid": _("The action penalty must be a whole number."),
+    "odds_grabbed_choice": _(
+        "When grabbed, a fighter attacks the zombie («attack») or escapes from it («escape»)."
+    ),
+    "odds_count_range": _(
+        "%(what)s must be a whole number between %(minimum)s and %(maximum)s (%(value)s)."
+    ),
+    "odds_interval_invalid": _("Impossible interval: %(successes)s of %(n)s simulations."),
+    "odds_too_much_work": _(
+        "Too much to compute (%(simulations)s fights × %(turns)s turns × %(zombies)s zombies × "
+        "%(members)s people; at most %(maximum)s): lower the simulations or the fight's size."
+    ),
     "fight_victim_dead": _("The victim is already dead: the fight is over."),
     "fight_no_zombie_standing": _("No zombie is left standing: the fight is over."),
     "zombie_destroyed": _("The zombie «%(zombie)s» is already destroyed."),
@@ -305,6 +318,13 @@ LABELS: dict[str, Promise] = {
     "risen": _("risen characters"),
     "kcal_per_unit": _("kcal per unit"),
     "units": _("units"),
+    "simulations": _("The number of simulations"),
+    "zombies": _("The number of zombies"),
+    "turns": _("The number of turns"),
+    "members": _("The number of people in the party"),
+    "rivals": _("The number of rivals"),
+    "days": _("The number of days"),
+    "penalty": _("The penalty"),
 }
 """The quantity a shared check names (param ``what``, a slug of ``reglas.errors.LABELS``)."""
 

@@ -5,11 +5,15 @@ every subcommand: ``--json``, ``--seed N`` (default: an unseeded generator), ``-
 (repeat N times, 1..10000; JSON is then a list of N objects).
 
 Subcommands here: ``tirada`` (R4), ``accion`` (R3), ``evento`` (R2), ``enfermedad`` (R10);
-the world ones (``poblacion``, ``encuentro``, ``clima``…) come from ``reglas.cli_world``.
+the world ones (``poblacion``, ``encuentro``, ``clima``…) come from ``reglas.cli_world``, the
+odds simulators (``combate-zombis``, ``combate-humanos``, ``mordisco``, ``curar``) from
+``reglas.cli_combat``.
 
 Protocol for subcommand modules: ``add_subcommands(subparsers, parent)`` registers parsers with
 ``parents=[parent]`` and ``set_defaults(handler=fn)``, where
-``fn(args, rng) -> (payload, text)`` returns a JSON-able payload and the Spanish text.
+``fn(args, rng) -> (payload, text)`` returns a JSON-able payload and the Spanish text. A
+simulator sets ``simulator=True`` too: its ``--veces`` is the number of simulated fights, so
+the handler is called once and ``--json`` prints its one object.
 
 Bad arguments or a ``RulesError`` print one line on stderr (``error: …``) and exit with 2,
 never a traceback. Source: RULES.md R1–R4, R10 ("recordar desglosar los dados").
@@ -262,11 +266,12 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--sin-tirar", action="store_true", help="sólo la probabilidad, sin tirada")
 
     # Imported here so a problem in the world commands cannot break ``import reglas.cli``.
-    from reglas import cli_world
+    from reglas import cli_combat, cli_world
 
     # Our subparsers are _Parser instances; the protocol types them as ArgumentParser.
     world_sub = cast("argparse._SubParsersAction[argparse.ArgumentParser]", sub)
     cli_world.add_subcommands(world_sub, parent)
+    cli_combat.add_subcommands(world_sub, parent)
     return parser
 
 
@@ -312,16 +317,15 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         if handler is None:
             raise CliError("falta el subcomando (tirada, accion, evento, enfermedad…); usa --help")
         rng = np.random.default_rng(args.seed)
-        results = [handler(args, rng) for _ in range(args.veces)]
+        repeats = 1 if getattr(args, "simulator", False) else args.veces
+        results = [handler(args, rng) for _ in range(repeats)]
         if args.json:
-            data: Any = results[0][0] if args.veces == 1 else [r[0] for r in results]
+            data: Any = results[0][0] if repeats == 1 else [r[0] for r in results]
             out = json.dumps(data, ensure_ascii=False, default=_json_default)
-        elif args.veces == 1:
+        elif repeats == 1:
             out = results[0][1]
         else:
-            out = "\n\n".join(
-                f"[{i}/{args.veces}] {text}" for i, (_, text) in enumerate(results, 1)
-            )
+            out = "\n\n".join(f"[{i}/{repeats}] {text}" for i, (_, text) in enumerate(results, 1))
     except _Done as done:
         return done.status
     except (CliError, ValueError, OverflowError) as exc:

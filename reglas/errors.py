@@ -42,6 +42,14 @@ LABELS: dict[str, str] = {
     # survival/consumption.py: a food's amounts
     "kcal_per_unit": "kcal por unidad",
     "units": "unidades",
+    # combat/odds: the calculator's counts and numbers
+    "simulations": "El número de simulaciones",
+    "zombies": "El número de zombis",
+    "turns": "El número de turnos",
+    "members": "El número de personas del grupo",
+    "rivals": "El número de rivales",
+    "days": "El número de días",
+    "penalty": "La penalización",
 }
 """The Spanish name of each quantity a shared check names, by the slug it passes as ``what``.
 
