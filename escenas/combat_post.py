@@ -1,0 +1,140 @@
+"""Writing a resolved turn: its rolls through the ledger, the summary post, the turn row.
+
+Called by ``escenas.combat_resolve`` under the campaign lock. Source: RULES.md R19–R21;
+DESIGN.md "Randomness and the roll ledger".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from escenas.combat_models import Combat, CombatTurn
+from escenas.models import Post, PostRoll, Scene
+from escenas.rendering import render_markdown
+from escenas.tasks import notify_posts
+from mundo.models import Campaign
+from nucleo.ledger import USER_SUBJECT_OFFSET, LedgerRow, rolls_record_bulk
+from personajes.models import Character, Roll, Trait
+from reglas.combat import CombatRoll
+from reglas.core import RollPurpose
+
+
+def _roll_row(
+    roll: CombatRoll,
+    who: Character | None,
+    reason: str,
+    master: AbstractBaseUser,
+    traits: dict[str, Trait],
+) -> LedgerRow:
+    trait = traits.get(roll.trait or "")
+    # Roll.modifiers holds points taken from the threshold: situation points change sign.
+    mods = [{"source": m.source, "label": m.label, "points": -m.points} for m in roll.modifiers]
+    mods += [m.as_dict() for m in roll.penalty if m.points]
+    return LedgerRow(
+        RollPurpose.COMBAT,
+        who.pk if who is not None else USER_SUBJECT_OFFSET + int(master.pk),
+        {
+            "kind": Roll.Kind.ACTION if roll.trait else Roll.Kind.EVENT,
+            "character": who.pk if who is not None else None,
+            "made_by": master.pk,
+            "reason": f"{roll.label}: {reason}"[:200],
+            "expression": "",
+            "trait": trait.pk if trait else None,
+            "trait_name": (trait.name if trait else roll.trait) or "",
+            "trait_value": roll.trait_value,
+            "base_threshold": roll.base_threshold,
+            "modifiers": json.dumps(mods, ensure_ascii=False),
+            "effective_threshold": roll.threshold,
+            "dice": json.dumps(list(roll.dice)),
+            "total": None,
+            "successes": roll.successes,
+            "success": roll.success,
+        },
+    )
+
+
+def turn_write(
+    combat: Combat, campaign: Campaign, master: AbstractBaseUser, record: Any
+) -> CombatTurn:
+    """The rolls (one INSERT), the summary post with them attached, the turn row."""
+    day = campaign.current_day
+    traits = {t.slug: t for t in Trait.objects.filter(campaign=campaign)}
+    rows = [_roll_row(r, who, reason, master, traits) for r, who, reason in record.rolls]
+    for character, expression, dice, total, reason in record.expressions:
+        rows.append(
+            LedgerRow(
+                RollPurpose.COMBAT,
+                character.pk,
+                {
+                    "kind": Roll.Kind.EXPRESSION,
+                    "character": character.pk,
+                    "made_by": master.pk,
+                    "reason": reason[:200],
+                    "expression": expression,
+                    "trait": None,
+                    "trait_name": "",
+                    "trait_value": None,
+                    "base_threshold": None,
+                    "modifiers": "[]",
+                    "effective_threshold": None,
+                    "dice": json.dumps(dice),
+                    "total": total,
+                    "successes": None,
+                    "success": None,
+                },
+            )
+        )
+    rolls_record_bulk(Roll, campaign=campaign, day=day, rows=rows)
+    roll_ids = (
+        list(
+            Roll.objects.filter(campaign=campaign)
+            .order_by("-pk")
+            .values_list("pk", flat=True)[: len(rows)]
+        )[::-1]
+        if rows
+        else []
+    )
+    number = combat.turn - 1
+    heading = _("**Fight “%(title)s”, turn %(turn)d**") % {"title": str(combat), "turn": number}
+    body = "\n\n".join([heading, *record.lines])
+    if not combat.is_open:
+        body += "\n\n" + _("The fight is over.")
+    now = timezone.now()
+    post = Post.objects.create(
+        campaign=campaign,
+        scene_id=combat.scene_id,
+        author=master,
+        voice=Post.Voice.NARRATOR,
+        speaker_name=_("Fight"),
+        by_master=True,
+        body=body,
+        body_html=render_markdown(body),
+        day=day,
+        idempotency_key=f"combate:{combat.pk}:{number}",
+        created_at=now,
+        updated_at=now,
+    )
+    PostRoll.objects.bulk_create(
+        [PostRoll(post=post, roll_id=rid, position=i) for i, rid in enumerate(roll_ids)]
+    )
+    Scene.objects.filter(pk=combat.scene_id).update(last_post_at=now)
+    notify_posts([post.pk])
+    return CombatTurn.objects.create(
+        combat=combat,
+        number=number,
+        day=day,
+        log={
+            "events": record.log,
+            "killed_zombies": sorted(record.killed_zombies),
+            "dead": sorted(record.dead),
+            "bitten": sorted(record.bitten),
+        },
+        rolls=roll_ids,
+        post=post,
+        resolved_by=master,
+    )
