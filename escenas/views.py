@@ -25,6 +25,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from escenas import access as scene_access
 from escenas import forms, notifications, scenes, selectors, services
+from escenas.combat_views import panel_context
 from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
@@ -143,6 +144,7 @@ def _scene_context(
         "now_ts": timezone.now().timestamp(),
         "feed_url": _feed_url(request, scene),
         **_diary_context(scene),
+        **(panel_context(access) if scene.kind == Scene.Kind.STORY else {}),
     }
 
 
