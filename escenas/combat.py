@@ -435,3 +435,24 @@ def healers_for(combat: Combat, user: AnyUser) -> list[Character]:
     if user is None or not user.is_authenticated:
         return []
     return list(people.filter(Q(player_id=user.pk)).order_by("name"))
+
+
+def post_with_declaration(
+    *,
+    access: Any,
+    author: AbstractBaseUser,
+    post_kwargs: Mapping[str, Any],
+    declaration: Mapping[str, Any],
+) -> tuple[Post, bool]:
+    """A post and the declaration it carries, in one transaction: if the declaration is
+    refused, the post is not written either (``escenas.services.post_create`` then
+    ``declaration_make`` with ``post``). A retried submit returns the stored post and declares
+    nothing again. Raises ServiceError as both. Source: RULES.md R20, R21.
+    """
+    from escenas import services  # the posts' service; it never imports fights
+
+    with campaign_lock(access.scene.campaign_id):
+        post, created = services.post_create(access=access, author=author, **post_kwargs)
+        if created:
+            declaration_make(user=author, post=post, **declaration)
+    return post, created

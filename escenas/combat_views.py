@@ -217,3 +217,32 @@ def amputation_try(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         medicine.amputation_try(combat=fight, patient=patient, healer=healer, user=request.user)
 
     return _run(request, access, write)
+
+
+def _int(value: Any) -> int | None:
+    text = str(value or "").strip()
+    return int(text) if text.isdigit() else None
+
+
+def post_declaration(data: Any, access: scene_access.SceneAccess) -> dict[str, Any] | None:
+    """The declaration the post form carries (``combat_for`` = "<fight id>:<combatant id>",
+    ``combat_action``, ``combat_target``, ``combat_weapon``, ``combat_escape_trait``,
+    ``combat_turn``), as ``escenas.combat.declaration_make``'s arguments; None without one.
+    Raises ServiceError for a fight or combatant that is not this scene's."""
+    chosen = str(data.get("combat_for") or "")
+    if not chosen or not data.get("combat_action"):
+        return None
+    fight_id, _sep, combatant_id = chosen.partition(":")
+    fight = Combat.objects.filter(scene=access.scene, pk=_int(fight_id) or 0).first()
+    if fight is None:
+        raise ServiceError(_("That fight is not in this scene."))
+    actor = _combatant(fight, _int(combatant_id) or 0)
+    return {
+        "combat": fight,
+        "combatant": actor,
+        "action": str(data.get("combat_action")),
+        "target": _combatant(fight, _int(data.get("combat_target"))),
+        "weapon": str(data.get("combat_weapon") or ""),
+        "escape_trait": str(data.get("combat_escape_trait") or ""),
+        "turn": _int(data.get("combat_turn")),
+    }

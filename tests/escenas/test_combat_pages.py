@@ -136,3 +136,49 @@ def test_panel_queries_do_not_grow_with_zombies(fight, master, player_a, campaig
     # session, user, campaign, characters, scene, participants; fights, combatants,
     # declarations, turns, the player's weapons.
     assert few == 11
+
+
+def _post_data(**extra):
+    from tests.escenas.factories import new_key
+
+    return {"idempotency_key": new_key(), "body": "¡Le doy con el puño!"} | extra
+
+
+def test_a_player_declares_from_the_post_form(fight, player_a, char_a, story):
+    ana = Combatant.objects.get(combat=fight, side="character")
+    z1 = Combatant.objects.filter(combat=fight, side="zombie").first()
+    client = client_for(player_a)
+    page = client.get(story.get_absolute_url()).content.decode()
+    assert 'name="combat_for"' in page
+    response = client.post(
+        url("post_create", fight.campaign, story.pk),
+        _post_data(
+            voice=f"character:{char_a.pk}",
+            combat_for=f"{fight.pk}:{ana.pk}",
+            combat_action="attack",
+            combat_target=z1.pk,
+            combat_weapon="desarmado",
+            combat_turn=1,
+        ),
+    )
+    assert response.status_code == 302
+    d = Declaration.objects.get(combat=fight)
+    assert d.post is not None and d.post.body == "¡Le doy con el puño!" and d.target_id == z1.pk
+
+
+def test_a_refused_declaration_keeps_the_post_unsent(fight, player_a, char_a, story):
+    from escenas.models import Post
+
+    ana = Combatant.objects.get(combat=fight, side="character")
+    response = client_for(player_a).post(
+        url("post_create", fight.campaign, story.pk),
+        _post_data(
+            voice=f"character:{char_a.pk}",
+            combat_for=f"{fight.pk}:{ana.pk}",
+            combat_action="attack",
+            combat_turn=1,
+        ),
+    )
+    assert response.status_code == 400  # no target: the form comes back with the message
+    assert not Post.objects.filter(scene=story).exists()
+    assert not Declaration.objects.exists()
