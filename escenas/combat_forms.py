@@ -95,3 +95,10 @@ class AmputationForm(forms.Form):
 
     patient = forms.IntegerField(widget=forms.HiddenInput)
     healer = forms.IntegerField(label=_("Healer"))
+
+
+class CureForm(forms.Form):
+    """A Medicina cure try (R12)."""
+
+    patient = forms.IntegerField(label=_("Patient"))
+    healer = forms.IntegerField(label=_("Healer"))

@@ -41,6 +41,8 @@ def panel_context(access: scene_access.SceneAccess) -> dict[str, Any]:
         "scene": scene,
         "access": access,
         "combats": combat_views(access),
+        # The sick characters present, for the Medicina cure (R12); participants are prefetched.
+        "sick": [c for c in scene.participants.all() if c.is_alive and c.disease_day > 0],
     }
     if access.is_master and scene.kind == scene.Kind.STORY:
         context["open_form"] = combat_forms.CombatOpenForm(campaign=scene.campaign)
@@ -246,3 +248,26 @@ def post_declaration(data: Any, access: scene_access.SceneAccess) -> dict[str, A
         "escape_trait": str(data.get("combat_escape_trait") or ""),
         "turn": _int(data.get("combat_turn")),
     }
+
+
+@login_required
+@require_POST
+def medicine_cure(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A Medicina cure try on a sick character of the scene (R12), posted in the scene."""
+    access = scene_access.access_scene(request.user, pk, slug=slug)
+    form = combat_forms.CureForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, access, _form_error(form))
+    present = {c.pk: c for c in access.scene.participants.all()}
+    healers = {c.pk: c for c in access.characters}
+
+    def write() -> None:
+        patient = present.get(form.cleaned_data["patient"])
+        healer = healers.get(form.cleaned_data["healer"])
+        if patient is None or healer is None:
+            raise ServiceError(_("Choose a healer and a patient present in the scene."))
+        medicine.medicine_cure(
+            patient=patient, healer=healer, user=request.user, scene=access.scene
+        )
+
+    return _run(request, access, write)

@@ -182,3 +182,26 @@ def test_a_refused_declaration_keeps_the_post_unsent(fight, player_a, char_a, st
     assert response.status_code == 400  # no target: the form comes back with the message
     assert not Post.objects.filter(scene=story).exists()
     assert not Declaration.objects.exists()
+
+
+def test_medicine_cure_from_the_scene(monkeypatch, story, player_a, char_a, campaign):
+    from escenas.models import MedicineCure, Post
+    from personajes.models import Character, TraitValue
+    from tests.reglas.world_helpers import ScriptedRng
+
+    Character.objects.filter(pk=char_a.pk).update(disease_day=1, disease_duration=4)
+    TraitValue.objects.filter(character=char_a, trait__slug="medicina").update(value=1)
+    client = client_for(player_a)
+    assert "curar/" in client.get(story.get_absolute_url()).content.decode()
+    dice = ScriptedRng([99, 24])  # 30 % − 5 (disease day 1, R9) = 25 %
+    monkeypatch.setattr("nucleo.ledger.make_rng", lambda entropy, key: dice)
+    response = client.post(
+        url("medicine_cure", campaign, story.pk), {"patient": char_a.pk, "healer": char_a.pk}
+    )
+    assert response.status_code == 302
+    cure = MedicineCure.objects.get()
+    assert cure.cured and cure.roll.dice == [99, 24]
+    char_a.refresh_from_db()
+    assert char_a.disease_day == 0
+    post = Post.objects.get(scene=story)
+    assert post.post_rolls.get().roll_id == cure.roll_id
