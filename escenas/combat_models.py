@@ -24,8 +24,8 @@ class Combat(models.Model):
     """A fight in a scene. ``turn`` is the turn being declared (1 at the start; it goes up by
     one with each resolution). ``settlement``: where the zombies come from; each zombie killed
     is added to its ``zombies_destroyed`` (R17). ``distance_m`` (m) is the default distance of
-    the attacks (firearms, R19). ``deadline``: when the master may resolve without waiting.
-    Source: RULES.md R19–R21."""
+    the attacks (firearms, R19). The master resolves a turn when everyone has declared or
+    when they choose to stop waiting. Source: RULES.md R19–R21."""
 
     class Kind(models.TextChoices):
         ZOMBIES = "zombies", _("against zombies")
@@ -50,7 +50,6 @@ class Combat(models.Model):
         verbose_name=_("settlement of the zombies"),
     )
     distance_m = models.FloatField(_("distance (m)"), default=0)
-    deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )

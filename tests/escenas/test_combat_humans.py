@@ -85,7 +85,7 @@ def test_medicine_cure_once_a_day(monkeypatch, sick, char_a):
     sick.refresh_from_db()
     assert sick.disease_day == 0 and sick.disease_duration == 0
     Character.objects.filter(pk=sick.pk).update(disease_day=1, disease_duration=4)
-    with pytest.raises(ServiceError, match="already tried"):
+    with pytest.raises(ServiceError, match="ya ha intentado curar hoy"):
         medicine.medicine_cure(patient=sick, healer=char_a, user=char_a.player)
     assert MedicineCure.objects.count() == 1
 
@@ -97,5 +97,5 @@ def test_medicine_cure_needs_the_players_own_healer(sick, char_a, player_b):
 
 
 def test_medicine_cure_of_a_healthy_character_is_refused(char_a, char_b):
-    with pytest.raises(ServiceError, match="not sick"):
+    with pytest.raises(ServiceError, match="no está enfermo"):
         medicine.medicine_cure(patient=char_b, healer=char_a, user=char_a.player)

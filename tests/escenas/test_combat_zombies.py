@@ -166,7 +166,7 @@ def test_amputation_success_cures_and_is_offered_once(monkeypatch, fight, master
     assert char_a.infection_day == 0 and char_a.infection_duration == 0
     assert len(char_a.amputations) == 1
     assert victim.amputated and not victim.infected and not victim.amputation_open
-    with pytest.raises(ServiceError, match="no amputation"):
+    with pytest.raises(ServiceError, match="No hay amputación"):
         medicine.amputation_try(combat=fight, patient=victim, healer=char_a, user=char_a.player)
 
 
@@ -197,10 +197,10 @@ def test_a_killed_zombie_leaves_the_settlement(monkeypatch, story, master, char_
 def test_double_resolution_and_late_declaration_are_refused(monkeypatch, fight, master, char_a):
     (z,) = zombies(fight, master, 2)[:1]
     resolve(monkeypatch, fight, master, [90, 90])
-    with pytest.raises(ServiceError, match="already resolved"):
+    with pytest.raises(ServiceError, match="ya está resuelto"):
         combat_resolve.turn_resolve(combat=fight, master=master, turn=1)
     assert CombatTurn.objects.filter(combat=fight).count() == 1
-    with pytest.raises(ServiceError, match="already resolved"):
+    with pytest.raises(ServiceError, match="ya está resuelto"):
         combat.declaration_make(
             combat=fight,
             combatant=human(fight),
@@ -223,7 +223,7 @@ def test_one_summary_post_per_turn_with_every_roll(monkeypatch, fight, master):
 
 def test_a_player_declares_only_for_its_own_character(fight, master, player_b, char_a):
     (z,) = zombies(fight, master, 1)
-    with pytest.raises(ServiceError, match="cannot declare"):
+    with pytest.raises(ServiceError, match="No puedes declarar"):
         combat.declaration_make(
             combat=fight, combatant=human(fight), user=player_b, action="attack", target=z
         )
