@@ -122,8 +122,11 @@ def turn_write(
     PostRoll.objects.bulk_create(
         [PostRoll(post=post, roll_id=rid, position=i) for i, rid in enumerate(roll_ids)]
     )
-    Scene.objects.filter(pk=combat.scene_id).update(last_post_at=now)
-    notify_posts([post.pk])
+    diary = _diary_posts(combat, campaign, record.diary, number=number, post=post)
+    Scene.objects.filter(pk__in=[combat.scene_id, *(d.scene_id for d in diary)]).update(
+        last_post_at=now
+    )
+    notify_posts([post.pk, *(d.pk for d in diary)])
     return CombatTurn.objects.create(
         combat=combat,
         number=number,
@@ -138,3 +141,36 @@ def turn_write(
         post=post,
         resolved_by=master,
     )
+
+
+def _diary_posts(
+    combat: Combat,
+    campaign: Campaign,
+    lines: list[tuple[Character, str]],
+    *,
+    number: int,
+    post: Post,
+) -> list[Post]:
+    """One narrator post per character bitten or killed this turn, in its diary (R25): what
+    happened, with a link to the turn's summary. Keyed per fight, turn and character."""
+    from escenas.scenes import diary_scene_for  # scenes sit beside this module
+
+    made = []
+    for character, text in lines:
+        scene = diary_scene_for(character)
+        body = f"**{combat}** · " + _("turn %(turn)d") % {"turn": number} + f": {text}"
+        body += f" ([{_('summary')}]({post.get_absolute_url()}))"
+        made.append(
+            Post.objects.create(
+                campaign=campaign,
+                scene=scene,
+                author=None,
+                voice=Post.Voice.NARRATOR,
+                speaker_name=_("Diary"),
+                body=body,
+                body_html=render_markdown(body),
+                day=campaign.current_day,
+                idempotency_key=f"combate:{combat.pk}:{number}:{character.pk}",
+            )
+        )
+    return made

@@ -83,6 +83,7 @@ class _Turn:
     killed_zombies: set[int] = field(default_factory=set)
     dead: set[int] = field(default_factory=set)
     bitten: set[int] = field(default_factory=set)
+    diary: list[tuple[Character, str]] = field(default_factory=list)
 
     def add(self, roll: CombatRoll, who: Character | None, reason: str) -> None:
         self.rolls.append((roll, who, reason))
@@ -453,11 +454,19 @@ def _apply(
                         )
                     )
                     changed.append(f.character)
+                    record.diary.append(
+                        (
+                            f.character,
+                            _("Bitten in the fight: infected for %(days)d days (R13).")
+                            % {"days": roll.total},
+                        )
+                    )
         if pk in record.dead and f.character is not None:
             f.character.status = Character.Status.DEAD
             f.character.death_cause = DEATH_CAUSE
             f.character.death_day = day
             changed.append(f.character)
+            record.diary.append((f.character, _("Died in the fight (R14).")))
     for r in rows:
         if r.pk in record.killed_zombies:
             r.alive, r.grabbing, r.consecutive_bites = False, False, 0

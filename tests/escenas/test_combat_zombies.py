@@ -101,6 +101,8 @@ def test_failed_escape_then_bite_infects_and_opens_the_amputation(
     victim = human(fight)
     assert victim.infected and victim.amputation_open and victim.alive
     assert (char_a.infection_day, char_a.infection_duration) == (1, 5)
+    diary = Post.objects.get(scene__diary_character=char_a)
+    assert "infectado durante 5 días" in diary.body
     assert char_a.status == Character.Status.APPROVED
     z.refresh_from_db()
     assert z.grabbing and z.consecutive_bites == 1
@@ -111,6 +113,8 @@ def test_three_bites_in_one_turn_kill(monkeypatch, fight, master, char_a):
     resolve(monkeypatch, fight, master, [90, 10, 10, 10])
     char_a.refresh_from_db()
     assert char_a.status == Character.Status.DEAD and char_a.death_cause == "combat"
+    diary = Post.objects.get(scene__diary_character=char_a)
+    assert "Murió en el combate" in diary.body
     assert char_a.death_day == char_a.campaign.current_day
     fight.refresh_from_db()
     assert fight.state == Combat.State.FINISHED
