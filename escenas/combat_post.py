@@ -58,11 +58,8 @@ def _roll_row(
     )
 
 
-def turn_write(
-    combat: Combat, campaign: Campaign, master: AbstractBaseUser, record: Any
-) -> CombatTurn:
-    """The rolls (one INSERT), the summary post with them attached, the turn row."""
-    day = campaign.current_day
+def _ledger_rows(campaign: Campaign, master: AbstractBaseUser, record: Any) -> list[LedgerRow]:
+    """The turn's rolls as ledger rows: every engine roll, then the infections' 1d6+2."""
     traits = {t.slug: t for t in Trait.objects.filter(campaign=campaign)}
     rows = [_roll_row(r, who, reason, master, traits) for r, who, reason in record.rolls]
     for character, expression, dice, total, reason in record.expressions:
@@ -89,6 +86,15 @@ def turn_write(
                 },
             )
         )
+    return rows
+
+
+def turn_write(
+    combat: Combat, campaign: Campaign, master: AbstractBaseUser, record: Any
+) -> CombatTurn:
+    """The rolls (one INSERT), the summary post with them attached, the turn row."""
+    day = campaign.current_day
+    rows = _ledger_rows(campaign, master, record)
     rolls_record_bulk(Roll, campaign=campaign, day=day, rows=rows)
     roll_ids = (
         list(
