@@ -89,8 +89,8 @@ def amputation_try(
         _check_healer(healer, user, campaign)
         roll = roll_action_for_character(
             character=healer,
-            trait_slug=MEDICINA,
-            base_threshold=campaign.rules.amputation_threshold,
+            trait=MEDICINA,
+            threshold=campaign.rules.amputation_threshold,
             made_by=user,
             reason=(_("Amputation after the bite of %(name)s (R13)") % {"name": row.name})[:200],
         )
@@ -135,8 +135,8 @@ def medicine_cure(
         _check_healer(healer, user, campaign)
         roll = roll_action_for_character(
             character=healer,
-            trait_slug=MEDICINA,
-            base_threshold=campaign.rules.medicine_threshold,
+            trait=MEDICINA,
+            threshold=campaign.rules.medicine_threshold,
             made_by=user,
             reason=(_("Medicina to cure %(name)s (R12)") % {"name": sick.name})[:200],
         )
