@@ -18,10 +18,61 @@ from escenas.models import Post, PostRoll, Scene
 from escenas.rendering import render_markdown
 from escenas.tasks import notify_posts
 from mundo.models import Campaign
-from nucleo.ledger import USER_SUBJECT_OFFSET, LedgerRow, rolls_record_bulk
+from nucleo.ledger import USER_SUBJECT_OFFSET, LedgerRow, next_key, rolls_record_bulk
 from personajes.models import Character, Roll, Trait
 from reglas.combat import CombatRoll
 from reglas.core import RollPurpose
+
+
+class _SubjectDice:
+    """Stands in for the engine's generator for one subject: each ``integers`` call is one
+    roll (the engine draws each roll's dice in one call) and draws from the generator of the
+    next ledger key of that subject, which it remembers."""
+
+    def __init__(self, owner: LedgerDice, subject: int) -> None:
+        self.owner, self.subject, self.keys = owner, subject, []  # type: list[list[int]]
+        self.sequence: int | None = None
+
+    def integers(self, *args: Any, **kwargs: Any) -> Any:
+        if self.sequence is None:  # the stored rows of this subject today (one query)
+            self.sequence = next_key(
+                Roll,
+                campaign_id=self.owner.campaign.pk,
+                day=self.owner.day,
+                purpose=RollPurpose.COMBAT,
+                subject=self.subject,
+            )[3]
+        key = [self.owner.day, int(RollPurpose.COMBAT), self.subject, self.sequence]
+        self.sequence += 1
+        self.keys.append(key)
+        return self.owner.generator_for(key).integers(*args, **kwargs)
+
+
+class LedgerDice:
+    """The dice of a turn: ``of(character)`` is the generator-like source of that subject's
+    rolls (None: an NPC's, or a zombie's against an NPC — the master's subject). Every roll
+    is drawn from its own ledger key; ``key_of`` hands the keys back in draw order so the
+    ledger can check them (``LedgerRow.drawn_with``). Source: DESIGN.md "Randomness and the
+    roll ledger"."""
+
+    def __init__(self, campaign: Campaign, master: AbstractBaseUser, generator_for: Any) -> None:
+        self.campaign, self.day = campaign, int(campaign.current_day)
+        self.master_subject = USER_SUBJECT_OFFSET + int(master.pk)
+        self.generator_for = generator_for
+        self.subjects: dict[int, _SubjectDice] = {}
+
+    def subject_of(self, character: Character | None) -> int:
+        return int(character.pk) if character is not None else self.master_subject
+
+    def of(self, character: Character | None) -> Any:
+        subject = self.subject_of(character)
+        if subject not in self.subjects:
+            self.subjects[subject] = _SubjectDice(self, subject)
+        return self.subjects[subject]
+
+    def key_of(self, character: Character | None) -> list[int]:
+        """The next unclaimed key of that subject, in draw order."""
+        return self.subjects[self.subject_of(character)].keys.pop(0)
 
 
 def _roll_row(
@@ -30,6 +81,7 @@ def _roll_row(
     reason: str,
     master: AbstractBaseUser,
     traits: dict[str, Trait],
+    drawn_with: list[int],
 ) -> LedgerRow:
     trait = traits.get(roll.trait or "")
     # Roll.modifiers holds points taken from the threshold: situation points change sign.
@@ -38,7 +90,8 @@ def _roll_row(
     return LedgerRow(
         RollPurpose.COMBAT,
         who.pk if who is not None else USER_SUBJECT_OFFSET + int(master.pk),
-        {
+        drawn_with=drawn_with,
+        fields={
             "kind": Roll.Kind.ACTION if roll.trait else Roll.Kind.EVENT,
             "character": who.pk if who is not None else None,
             "made_by": master.pk,
@@ -61,13 +114,18 @@ def _roll_row(
 def _ledger_rows(campaign: Campaign, master: AbstractBaseUser, record: Any) -> list[LedgerRow]:
     """The turn's rolls as ledger rows: every engine roll, then the infections' 1d6+2."""
     traits = {t.slug: t for t in Trait.objects.filter(campaign=campaign)}
-    rows = [_roll_row(r, who, reason, master, traits) for r, who, reason in record.rolls]
-    for character, expression, dice, total, reason in record.expressions:
+    dice = record.dice
+    rows = [
+        _roll_row(r, who, reason, master, traits, dice.key_of(who))
+        for r, who, reason in record.rolls
+    ]
+    for character, expression, faces, total, reason in record.expressions:
         rows.append(
             LedgerRow(
                 RollPurpose.COMBAT,
                 character.pk,
-                {
+                drawn_with=dice.key_of(character),
+                fields={
                     "kind": Roll.Kind.EXPRESSION,
                     "character": character.pk,
                     "made_by": master.pk,
@@ -79,7 +137,7 @@ def _ledger_rows(campaign: Campaign, master: AbstractBaseUser, record: Any) -> l
                     "base_threshold": None,
                     "modifiers": "[]",
                     "effective_threshold": None,
-                    "dice": json.dumps(dice),
+                    "dice": json.dumps(faces),
                     "total": total,
                     "successes": None,
                     "success": None,

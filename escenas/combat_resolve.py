@@ -1,10 +1,11 @@
 """Resolving a turn of a fight: the engine's rolls, the sheets, the settlement, the summary post.
 
 ``turn_resolve`` is the master's button. Under the campaign lock it refuses a turn already
-resolved (the ``CombatTurn`` row is unique per fight and number), draws every die of the turn
-from one generator ``make_rng(entropy, [day, COMBAT, 0, fight id, turn])``, writes every roll to
-the ledger (``rolls_record_bulk``: keys ``[day, COMBAT, subject, sequence]``, subject the
-character's id or the master's user id + 10⁹; the stored dice are the record), applies deaths,
+resolved (the ``CombatTurn`` row is unique per fight and number), draws every roll's dice from
+that roll's own ledger key (``escenas.combat_post.LedgerDice``: ``[day, COMBAT, subject,
+sequence]``, subject the character's id — a zombie's roll against a character is that
+character's — or the master's user id + 10⁹ for NPCs), so every stored key reproduces its dice,
+writes every roll (``rolls_record_bulk``, each row's ``drawn_with`` checked), applies deaths,
 bites (infection R13, opening the one amputation try), amputations and zombies killed (R17), and
 posts one narrated summary in the scene with those rolls attached.
 
@@ -12,7 +13,7 @@ Against zombies (R20) each human has the zombies that attack it (``Combatant.vic
 act first — one who attacks another human's zombie rolls before any zombie — then each human's
 zombies are resolved by ``reglas.combat.resolve_zombie_turn``. A human that did not declare
 defends only: it escapes from a zombie holding it and does not attack. Between humans (R21)
-every declared attack is simultaneous (a mutual pair through ``resolve_human_exchange``).
+every declared attack is simultaneous: both of a pair can die.
 Source: RULES.md R13, R17, R19–R21.
 """
 
@@ -31,7 +32,7 @@ from django.utils.translation import gettext as _
 
 from escenas.combat import _lock_combat, assign_victims, weapon_from_json
 from escenas.combat_models import Combat, Combatant, CombatTurn, Declaration
-from escenas.combat_post import turn_write
+from escenas.combat_post import LedgerDice, turn_write
 from mundo.access import require_master
 from mundo.models import Campaign, Settlement
 from nucleo.errors import ServiceError
@@ -48,13 +49,9 @@ from reglas.combat import (
     ZombieFight,
     ZombieState,
     attack,
-    resolve_human_exchange,
     resolve_zombie_turn,
 )
-from reglas.combat import (
-    Combatant as EngineHuman,
-)
-from reglas.core import Breakdown, RollPurpose, make_rng
+from reglas.core import Breakdown, make_rng
 from reglas.errors import RulesError
 from reglas.health.infection import bite
 
@@ -74,7 +71,10 @@ class _Fighter:
 
 @dataclass
 class _Turn:
-    """What a resolution gathers: the rolls with who made them, the text, the outcomes."""
+    """What a resolution gathers: the turn's dice, the rolls with whose they are (in draw
+    order), the text, the outcomes."""
+
+    dice: LedgerDice
 
     rolls: list[tuple[CombatRoll, Character | None, str]] = field(default_factory=list)
     expressions: list[tuple[Character, str, list[Any], int, str]] = field(default_factory=list)
@@ -113,13 +113,11 @@ def _fighters(combat: Combat, rows: Sequence[Combatant], rules: Any) -> dict[int
     return out
 
 
-def turn_rng(campaign: Campaign, combat: Combat) -> np.random.Generator:
-    """The one generator of a turn's dice: ``make_rng(entropy, [day, COMBAT, 0, fight id,
-    turn])`` — five numbers, so it is no stored roll's four-number key. (Tests replace it with
-    scripted dice.)"""
-    return make_rng(
-        campaign.entropy_int, [campaign.current_day, RollPurpose.COMBAT, 0, combat.pk, combat.turn]
-    )
+def turn_rng(campaign: Campaign, key: list[int]) -> np.random.Generator:
+    """The generator of one stored roll of a turn: ``make_rng(entropy, key)`` with the key the
+    ledger stores, so every stored key reproduces its dice. (Tests replace it with scripted
+    dice.)"""
+    return make_rng(campaign.entropy_int, key)
 
 
 def turn_resolve(
@@ -158,8 +156,8 @@ def _resolve_locked(combat: Combat, campaign: Campaign, master: AbstractBaseUser
     }
     rules = campaign.rules
     fighters = _fighters(combat, rows, rules)
-    rng = turn_rng(campaign, combat)
-    record = _Turn()
+    rng = LedgerDice(campaign, master, lambda key: turn_rng(campaign, key))
+    record = _Turn(dice=rng)
     # The try opened by last turn's bites was "immediate": it closes with this turn.
     for r in rows:
         r.amputation_open = False
@@ -213,7 +211,7 @@ def _zombie_turn(
     fighters: dict[int, _Fighter],
     by_pk: dict[int, Combatant],
     declared: dict[int, Declaration],
-    rng: np.random.Generator,
+    rng: LedgerDice,
     record: _Turn,
 ) -> None:
     """Humans first (attacks on other humans' zombies), then each human's zombies (R20)."""
@@ -244,7 +242,7 @@ def _attack_elsewhere(
     by_pk: dict[int, Combatant],
     combat: Combat,
     campaign: Campaign,
-    rng: np.random.Generator,
+    rng: LedgerDice,
     record: _Turn,
 ) -> None:
     """A free human attacks a zombie that attacks someone else (humans act first)."""
@@ -256,7 +254,7 @@ def _attack_elsewhere(
     result = attack(
         weapon_from_json(declaration.weapon, campaign),
         fighter.traits,
-        rng,
+        rng.of(fighter.character),
         distance_m=float(combat.distance_m),
         penalty=fighter.penalty,
         table=campaign.tables.combat,
@@ -275,7 +273,7 @@ def _victim_turn(
     fighter: _Fighter,
     zombies: list[Combatant],
     action: VictimAction,
-    rng: np.random.Generator,
+    rng: LedgerDice,
     record: _Turn,
     table: Any,
 ) -> None:
@@ -293,7 +291,12 @@ def _victim_turn(
     if action is not None and action.zombie_id in gone:
         action = None
     result = resolve_zombie_turn(
-        fight, action, fighter.traits, rng, penalty=fighter.penalty, table=table
+        fight,
+        action,
+        fighter.traits,
+        rng.of(fighter.character),
+        penalty=fighter.penalty,
+        table=table,
     )
     names = {str(z.pk): z.name for z in zombies}
     who, name = fighter.character, fighter.row.name
@@ -345,56 +348,38 @@ def _md(text: str) -> str:
 # --- between humans ----------------------------------------------------------------------------
 
 
-def _engine_human(f: _Fighter, weapon: Any) -> EngineHuman:
-    return EngineHuman(f.row.name, weapon, f.traits, f.penalty)
-
-
 def _human_turn(
     combat: Combat,
     campaign: Campaign,
     fighters: dict[int, _Fighter],
     by_pk: dict[int, Combatant],
     declared: dict[int, Declaration],
-    rng: np.random.Generator,
+    rng: LedgerDice,
     record: _Turn,
 ) -> None:
-    """Every declared attack at once (R21): a mutual pair by ``resolve_human_exchange``, the
-    others by ``attack``; the deaths apply after all the rolls."""
+    """Every declared attack at once (R21): each by ``reglas.combat.attack`` from its attacker's
+    own ledger dice (what ``resolve_human_exchange`` does for a pair, one roll row per die
+    draw); the deaths apply after all the rolls, so both of a pair can die."""
     table = campaign.tables.combat
     attacks = {
         pk: d
         for pk, d in declared.items()
         if pk in fighters and d.action == Declaration.Action.ATTACK and d.target_id in fighters
     }
-    done: set[int] = set()
     for pk in fighters:
         d = attacks.get(pk)
-        if d is None or pk in done:
+        if d is None:
             continue
         a, b = fighters[pk], fighters[d.target_id or 0]
-        back = attacks.get(b.row.pk)
-        weapon_a = weapon_from_json(d.weapon, campaign)
-        if back is not None and back.target_id == pk and b.row.pk not in done:
-            ex = resolve_human_exchange(
-                _engine_human(a, weapon_a),
-                _engine_human(b, weapon_from_json(back.weapon, campaign)),
-                rng,
-                distance_m=combat.distance_m,
-                table=table,
-            )
-            pairs = [(a, b, ex.a_attack), (b, a, ex.b_attack)]
-            done |= {pk, b.row.pk}
-        else:
-            one = attack(
-                weapon_a,
-                a.traits,
-                rng,
-                distance_m=combat.distance_m,
-                penalty=a.penalty,
-                table=table,
-            )
-            pairs = [(a, b, one)]
-            done.add(pk)
+        one = attack(
+            weapon_from_json(d.weapon, campaign),
+            a.traits,
+            rng.of(a.character),
+            distance_m=combat.distance_m,
+            penalty=a.penalty,
+            table=table,
+        )
+        pairs = [(a, b, one)]
         for att, tgt, result in pairs:
             reason = _("%(name)s attacks %(target)s") % {
                 "name": att.row.name,
@@ -424,7 +409,7 @@ def _apply(
     rows: list[Combatant],
     fighters: dict[int, _Fighter],
     record: _Turn,
-    rng: np.random.Generator,
+    rng: LedgerDice,
 ) -> None:
     """Deaths and bites to the rows and sheets; zombies killed to the settlement (R13, R17)."""
     day = campaign.current_day
@@ -439,7 +424,9 @@ def _apply(
             row.infected = True
             row.amputation_open = pk not in record.dead
             if f.character is not None and pk not in record.dead:
-                outcome = bite(condition_state(f.character), rng, settings=campaign.rules)
+                outcome = bite(
+                    condition_state(f.character), rng.of(f.character), settings=campaign.rules
+                )
                 if outcome.infected and outcome.duration_roll is not None:
                     f.character.infection_day = outcome.state.infection_day
                     f.character.infection_duration = outcome.state.infection_duration

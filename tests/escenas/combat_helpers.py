@@ -11,7 +11,8 @@ from tests.reglas.world_helpers import ScriptedRng
 
 
 def force_dice(monkeypatch: pytest.MonkeyPatch, faces: Iterable[int]) -> ScriptedRng:
-    """The next resolved turn draws exactly ``faces`` (in order), and no more."""
+    """The next resolved turn draws exactly ``faces`` (in order), and no more: every roll's
+    generator (one per ledger key) hands out the next scripted faces."""
     rng = ScriptedRng(faces)
-    monkeypatch.setattr(combat_resolve, "turn_rng", lambda campaign, combat: rng)
+    monkeypatch.setattr(combat_resolve, "turn_rng", lambda campaign, key: rng)
     return rng

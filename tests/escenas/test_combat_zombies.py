@@ -246,3 +246,23 @@ def test_a_grabbed_character_attacks_only_its_grabber(fight, master, char_a):
         combat.declaration_make(
             combat=fight, combatant=human(fight), user=char_a.player, action="escape", target=z2
         )
+
+
+def test_every_stored_combat_roll_is_reproduced_by_its_key(fight, master, char_a):
+    """No forced dice: each roll's faces come from make_rng(entropy, its stored key)."""
+    from reglas.core import RollPurpose, make_rng
+
+    zombies(fight, master, 3, grabbing=True)
+    combat.combatants_add(combat=fight, master=master, zombies=2)
+    turn = combat_resolve.turn_resolve(combat=fight, master=master)
+    rolls = list(Roll.objects.filter(pk__in=turn.rolls))
+    assert len(rolls) >= 6  # the escape, three bites, two grabs (unless she died first)
+    entropy = fight.campaign.entropy_int
+    for roll in rolls:
+        assert roll.generator_key[1] == RollPurpose.COMBAT
+        assert roll.generator_key[2] == char_a.pk
+        rng = make_rng(entropy, roll.generator_key)
+        if roll.kind == "expression":
+            assert [f for t in roll.dice for f in t["faces"]] == list(rng.integers(1, 7, size=1))
+        else:
+            assert roll.dice == list(rng.integers(1, 101, size=len(roll.dice)))
