@@ -355,3 +355,30 @@ class PostNotification(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.post_id} → {self.user_id}"
+
+
+# Combat in scenes lives in its own module (R19–R21); imported here so Django registers it.
+from escenas.combat_models import (  # noqa: E402
+    Combat,
+    Combatant,
+    CombatTurn,
+    Declaration,
+    MedicineCure,
+)
+
+__all__ = [
+    "Combat",
+    "CombatTurn",
+    "Combatant",
+    "Declaration",
+    "Draft",
+    "MedicineCure",
+    "NotificationPreference",
+    "Post",
+    "PostNotification",
+    "PostRevision",
+    "PostRoll",
+    "RollRequest",
+    "Scene",
+    "SceneRead",
+]

@@ -1,12 +1,13 @@
 from django.urls import path
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from escenas import feeds, master_views, views
+from escenas import combat_views, feeds, master_views, views
 
 app_name = "escenas"
 
 campaign = "partidas/<slug:slug>/"
 scene = campaign + "escenas/<id:pk>/"
+fight = campaign + "combates/<id:pk>/"
 
 urlpatterns = [
     path(campaign + "escenas/", views.scene_list, name="scene_list"),
@@ -19,6 +20,14 @@ urlpatterns = [
     path(scene + "probabilidad/", views.roll_chance, name="roll_chance"),
     path(scene + "peticiones/", master_views.roll_request_create, name="roll_request_create"),
     path(scene + "feed/", feeds.SceneFeed(), name="scene_feed"),
+    path(scene + "combates/", combat_views.combat_panel, name="combat_panel"),
+    path(scene + "combates/abrir/", combat_views.combat_open, name="combat_open"),
+    path(scene + "curar/", combat_views.medicine_cure, name="medicine_cure"),
+    path(fight + "anadir/", combat_views.combatants_add, name="combatants_add"),
+    path(fight + "declarar/", combat_views.declaration_make, name="combat_declare"),
+    path(fight + "resolver/", combat_views.turn_resolve, name="combat_resolve"),
+    path(fight + "terminar/", combat_views.combat_finish, name="combat_finish"),
+    path(fight + "amputar/", combat_views.amputation_try, name="combat_amputate"),
     path(campaign + "mensajes/<id:pk>/", views.post_detail, name="post"),
     path(campaign + "mensajes/<id:pk>/editar/", views.post_edit, name="post_edit"),
     path(campaign + "mensajes/<id:pk>/borrar/", views.post_delete, name="post_delete"),

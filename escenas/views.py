@@ -24,7 +24,9 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from escenas import access as scene_access
-from escenas import forms, notifications, scenes, selectors, services
+from escenas import combat, forms, notifications, scenes, selectors, services
+from escenas.combat_selectors import combat_views
+from escenas.combat_views import panel_context, post_declaration
 from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
@@ -143,6 +145,7 @@ def _scene_context(
         "now_ts": timezone.now().timestamp(),
         "feed_url": _feed_url(request, scene),
         **_diary_context(scene),
+        **(panel_context(access) if scene.kind == Scene.Kind.STORY else {}),
     }
 
 
@@ -253,9 +256,18 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _draft_save(request, access)
     if form.is_valid():
         try:
-            post, _created = services.post_create(
-                access=access, author=request.user, **form.service_kwargs()
-            )
+            declaration = post_declaration(request.POST, access)
+            if declaration is None:
+                post, _created = services.post_create(
+                    access=access, author=request.user, **form.service_kwargs()
+                )
+            else:
+                post, _created = combat.post_with_declaration(
+                    access=access,
+                    author=request.user,
+                    post_kwargs=form.service_kwargs(),
+                    declaration=declaration,
+                )
         except ServiceError as exc:
             add_service_errors(form, exc)
         else:
@@ -297,6 +309,7 @@ def _form_context(
         "form": form,
         "requests": selectors.pending_requests(access),
         "trait_options": selectors.character_traits(access.scene.campaign, list(access.characters)),
+        "combats": combat_views(access) if access.scene.kind == Scene.Kind.STORY else [],
     }
 
 

@@ -29,6 +29,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 import mundo.converters  # noqa: F401 — registers <id:…>
 from escenas import api as escenas_api
+from escenas import api_combat as escenas_api_combat
 from escenas import api_rolls as escenas_api_rolls
 from mundo import api as mundo_api
 from mundo.api import errors
@@ -257,6 +258,17 @@ urlpatterns = [
     ),
     path("campaigns/<slug:slug>/scenes/", escenas_api.SceneListView.as_view(), name="scene-list"),
     path("scenes/<id:pk>/posts/", escenas_api.ScenePostListView.as_view(), name="scene-posts"),
+    path(
+        "scenes/<id:pk>/combats/",
+        escenas_api_combat.SceneCombatListView.as_view(),
+        name="scene-combats",
+    ),
+    path("combats/<id:pk>/", escenas_api_combat.CombatDetailView.as_view(), name="combat-detail"),
+    path(
+        "combats/<id:pk>/declarations/",
+        escenas_api_combat.DeclarationCreateView.as_view(),
+        name="combat-declarations",
+    ),
     path(
         "scenes/<id:pk>/roll-requests/",
         escenas_api_rolls.RollRequestListView.as_view(),

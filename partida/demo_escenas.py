@@ -23,6 +23,7 @@ from escenas import notifications, scenes, services
 from escenas.access import access_scene
 from escenas.models import RollRequest, Scene
 from mundo.models import Campaign, Membership
+from partida import demo_combat
 from personajes.models import Character, Trait
 
 STORY_TITLE = "La gasolinera de la N-420"
@@ -81,11 +82,12 @@ def load(campaign: Campaign, stdout: Any) -> None:
     _story_door_posts(story, master=master, ana=ana, lucia=lucia)
     _story_store_posts(story, ana=ana, bruno=bruno, lucia=lucia, tomas=tomas)
     _story_roll_request(campaign, story, master=master, tomas=tomas)
+    demo_combat.load(story, master=master, lucia=lucia, tomas=tomas)
     _mark_notified(campaign)
     diaries = Scene.objects.filter(campaign=campaign, kind=Scene.Kind.DIARY).count()
     stdout.write(
         f"Escenas: «{story.title}» ({story.posts.count()} mensajes, una tirada pedida a "
-        f"{tomas.name}), off topic y {diaries} diarios."
+        f"{tomas.name}, dos combates), off topic y {diaries} diarios."
     )
 
 

@@ -61,6 +61,7 @@ class RollPurpose(enum.IntEnum):
     ACTION = 1
     EVENT = 2
     EXPRESSION = 3
+    COMBAT = 4
     SHOP = 10
     SEARCH = 11
     ROUTE = 12

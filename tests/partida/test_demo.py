@@ -200,8 +200,10 @@ def test_demo_scenes_have_the_play_loop(mailoutbox):
     campaign = Campaign.objects.get(slug="valle-gris")
     story = Scene.objects.get(campaign=campaign, kind="story")
     assert sorted(c.name for c in story.participants.all()) == ["Lucía Ferrer", "Tomás Vidal"]
-    kinds = sorted(
-        pr.roll.kind for p in story.posts.all() for pr in p.post_rolls.select_related("roll")
+    kinds = sorted(  # the players' rolls; the fights' summary posts are tested below
+        pr.roll.kind
+        for p in story.posts.exclude(idempotency_key__startswith="combate:")
+        for pr in p.post_rolls.select_related("roll")
     )
     assert kinds == ["action", "action", "event", "expression"]
     assert story.posts.filter(is_whisper=True).count() == 1
@@ -220,20 +222,34 @@ def test_demo_scenes_have_the_play_loop(mailoutbox):
 
 @pytest.mark.django_db
 def test_loading_the_demo_twice_duplicates_no_post_or_roll():
-    from escenas.models import Post, RollRequest, Scene
+    from escenas.models import Combat, Combatant, Declaration, Post, RollRequest, Scene
     from personajes.models import Roll
 
+    def counts():
+        return tuple(
+            m.objects.count()
+            for m in (Post, Roll, RollRequest, Scene, Combat, Combatant, Declaration)
+        )
+
     load_demo()
-    counts = (
-        Post.objects.count(),
-        Roll.objects.count(),
-        RollRequest.objects.count(),
-        Scene.objects.count(),
-    )
+    before = counts()
     load_demo()
-    assert (
-        Post.objects.count(),
-        Roll.objects.count(),
-        RollRequest.objects.count(),
-        Scene.objects.count(),
-    ) == counts
+    assert counts() == before
+
+
+@pytest.mark.django_db
+def test_demo_story_has_a_finished_fight_and_one_in_progress():
+    from escenas.models import Combat, CombatTurn, Declaration, Scene
+
+    load_demo()
+    story = Scene.objects.get(campaign__slug="valle-gris", kind="story")
+    finished, running = Combat.objects.filter(scene=story).order_by("pk")
+    assert finished.state == "finished" and running.state == "open" and running.turn == 1
+    turn = CombatTurn.objects.get(combat=finished)
+    assert turn.post.post_rolls.count() == len(turn.rolls) >= 1  # every die of the turn
+    tomas = running.combatants.get(character__name="Tomás Vidal")
+    assert tomas.attackers.filter(grabbing=True).count() == 1
+    (declared,) = Declaration.objects.filter(combat=running)
+    assert declared.combatant.character.name == "Lucía Ferrer" and declared.action == "attack"
+    html = Client().get(story.get_absolute_url()).content.decode()
+    assert "En el taller" in html and "La primera visita" in html

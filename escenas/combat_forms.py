@@ -1,0 +1,104 @@
+"""Forms of the combat panel: open a fight, add combatants, declare, resolve, amputate.
+
+Thin: they parse the fields; every check is the service's (``escenas.combat``).
+Source: RULES.md R13, R19–R21.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from escenas.combat import MAX_ZOMBIES
+from escenas.combat_models import Combat, Declaration
+from mundo.models import Campaign, Settlement
+
+
+class CombatOpenForm(forms.Form):
+    """The master opens a fight with every living character of the scene."""
+
+    kind = forms.ChoiceField(label=_("Kind"), choices=Combat.Kind.choices)
+    title = forms.CharField(label=_("Title"), max_length=120, required=False)
+    zombies = forms.IntegerField(
+        label=_("Zombies"), min_value=0, max_value=MAX_ZOMBIES, initial=0, required=False
+    )
+    settlement = forms.ModelChoiceField(
+        label=_("Settlement of the zombies"),
+        queryset=Settlement.objects.none(),
+        required=False,
+        help_text=_("Zombies killed leave its count (R17)."),
+    )
+    distance_m = forms.FloatField(label=_("Distance (m)"), min_value=0, initial=0, required=False)
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["settlement"].queryset = Settlement.objects.filter(campaign=campaign)  # type: ignore[attr-defined]
+
+
+def parse_traits(text: str) -> dict[str, int]:
+    """``"armas_cac=2, fuerza=1"`` → ``{"armas_cac": 2, "fuerza": 1}``. Raises ValidationError."""
+    out: dict[str, int] = {}
+    for part in (text or "").replace(";", ",").split(","):
+        if not part.strip():
+            continue
+        slug, sep, value = part.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise forms.ValidationError(_("Write traits as slug=points, separated by commas."))
+        out[slug.strip()] = int(value.strip())
+    return out
+
+
+class CombatantsAddForm(forms.Form):
+    """The master adds zombies and/or one NPC human to an open fight."""
+
+    zombies = forms.IntegerField(
+        label=_("Zombies"), min_value=0, max_value=MAX_ZOMBIES, initial=0, required=False
+    )
+    npc_name = forms.CharField(label=_("NPC's name"), max_length=80, required=False)
+    npc_traits = forms.CharField(
+        label=_("NPC's traits"),
+        required=False,
+        help_text=_("e.g. armas_cac=2, fuerza=1"),
+    )
+    npc_weapon = forms.ChoiceField(label=_("NPC's weapon"), required=False)
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        weapons = [(w.slug, w.label) for w in campaign.tables.combat.weapons]
+        self.fields["npc_weapon"].choices = [("", "—"), *weapons]  # type: ignore[attr-defined]
+
+    def clean_npc_traits(self) -> dict[str, int]:
+        return parse_traits(self.cleaned_data.get("npc_traits", ""))
+
+
+class DeclarationForm(forms.Form):
+    """A human's action for the turn."""
+
+    combatant = forms.IntegerField(widget=forms.HiddenInput)
+    turn = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    action = forms.ChoiceField(label=_("Action"), choices=Declaration.Action.choices)
+    target = forms.IntegerField(label=_("Target"), required=False)
+    weapon = forms.CharField(label=_("Weapon"), required=False, max_length=40)
+    escape_trait = forms.CharField(label=_("Escape with"), required=False, max_length=40)
+
+
+class TurnForm(forms.Form):
+    """The turn the master sees on the page (a stale page cannot resolve twice)."""
+
+    turn = forms.IntegerField(widget=forms.HiddenInput)
+
+
+class AmputationForm(forms.Form):
+    """The one amputation try after a bite."""
+
+    patient = forms.IntegerField(widget=forms.HiddenInput)
+    healer = forms.IntegerField(label=_("Healer"))
+
+
+class CureForm(forms.Form):
+    """A Medicina cure try (R12)."""
+
+    patient = forms.IntegerField(label=_("Patient"))
+    healer = forms.IntegerField(label=_("Healer"))

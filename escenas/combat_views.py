@@ -1,0 +1,273 @@
+"""Pages of the combat panel: the panel fragment (htmx refresh) and its forms.
+
+Thin, as ``escenas.views``: fights are fetched with their scene's permissions
+(``escenas.combat_selectors.access_combat``), every write is a service of ``escenas.combat``,
+``escenas.combat_resolve`` or ``escenas.medicine``. Without JavaScript each form posts and
+redirects back to the scene with a message; with htmx the answer is the fresh panel.
+Source: RULES.md R13, R19–R21.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from escenas import access as scene_access
+from escenas import combat, combat_forms, combat_resolve, medicine
+from escenas.combat_models import Combat, Combatant
+from escenas.combat_selectors import access_combat, combat_views
+from nucleo.errors import ServiceError
+from personajes.models import Character
+
+PANEL_TEMPLATE = "escenas/combat_panel.html"
+
+
+def is_htmx(request: HttpRequest) -> bool:
+    return bool(getattr(request, "htmx", False))
+
+
+def panel_context(access: scene_access.SceneAccess) -> dict[str, Any]:
+    """The context of the panel: the fights, and the master's open form."""
+    scene = access.scene
+    context: dict[str, Any] = {
+        "campaign": scene.campaign,
+        "scene": scene,
+        "access": access,
+        "combats": combat_views(access),
+        # The sick characters present, for the Medicina cure (R12); participants are prefetched.
+        "sick": [c for c in scene.participants.all() if c.is_alive and c.disease_day > 0],
+    }
+    if access.is_master and scene.kind == scene.Kind.STORY:
+        context["open_form"] = combat_forms.CombatOpenForm(campaign=scene.campaign)
+        context["add_form"] = combat_forms.CombatantsAddForm(campaign=scene.campaign)
+    return context
+
+
+@require_GET
+def combat_panel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The scene's combat panel alone (htmx refreshes it)."""
+    access = scene_access.access_scene(request.user, pk, slug=slug)
+    return render(request, PANEL_TEMPLATE, panel_context(access))
+
+
+def _answer(
+    request: HttpRequest, access: scene_access.SceneAccess, error: str | None
+) -> HttpResponse:
+    """htmx: the fresh panel (the error above it, status 400); else back to the scene."""
+    if is_htmx(request):
+        context = panel_context(access) | {"combat_error": error}
+        response = render(request, PANEL_TEMPLATE, context, status=400 if error else 200)
+        if not error:
+            response["HX-Trigger"] = "posted"
+        return response
+    if error:
+        messages.error(request, error)
+    return redirect(access.scene.get_absolute_url() + "#combat")
+
+
+def _run(
+    request: HttpRequest, access: scene_access.SceneAccess, write: Callable[[], Any]
+) -> HttpResponse:
+    try:
+        write()
+    except ServiceError as exc:
+        return _answer(request, access, " ".join(exc.messages))
+    return _answer(request, access, None)
+
+
+def _form_error(form: Any) -> str:
+    return " ".join(str(e) for errs in form.errors.values() for e in errs)
+
+
+@login_required
+@require_POST
+def combat_open(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master opens a fight in the scene with its living characters (and zombies)."""
+    access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
+    form = combat_forms.CombatOpenForm(request.POST, campaign=access.scene.campaign)
+    if not form.is_valid():
+        return _answer(request, access, _form_error(form))
+    data = form.cleaned_data
+
+    def write() -> None:
+        fight = combat.combat_open(
+            scene=access.scene,
+            master=request.user,
+            kind=data["kind"],
+            title=data["title"],
+            settlement=data["settlement"],
+            distance_m=float(data["distance_m"] or 0),
+            characters=[c for c in access.scene.participants.all() if c.is_alive],
+        )
+        if data["zombies"]:
+            combat.combatants_add(combat=fight, master=request.user, zombies=data["zombies"])
+
+    return _run(request, access, write)
+
+
+def _fight(request: HttpRequest, slug: str, pk: int) -> tuple[Combat, scene_access.SceneAccess]:
+    return access_combat(request.user, pk, slug=slug)
+
+
+@login_required
+@require_POST
+def combatants_add(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master adds zombies or an NPC human to a fight."""
+    fight, access = _fight(request, slug, pk)
+    form = combat_forms.CombatantsAddForm(request.POST, campaign=fight.campaign)
+    if not form.is_valid():
+        return _answer(request, access, _form_error(form))
+    data = form.cleaned_data
+    return _run(
+        request,
+        access,
+        lambda: combat.combatants_add(
+            combat=fight,
+            master=request.user,
+            zombies=data["zombies"] or 0,
+            npc_name=data["npc_name"],
+            npc_traits=data["npc_traits"],
+            npc_weapon=data["npc_weapon"],
+        ),
+    )
+
+
+def _combatant(fight: Combat, pk: int | None) -> Combatant | None:
+    if pk is None:
+        return None
+    found = Combatant.objects.filter(combat=fight, pk=pk).first()
+    if found is None:
+        raise ServiceError({"target": _("That combatant is not in this fight.")})
+    return found
+
+
+@login_required
+@require_POST
+def declaration_make(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A player (or the master) declares a human's action for the turn."""
+    fight, access = _fight(request, slug, pk)
+    form = combat_forms.DeclarationForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, access, _form_error(form))
+    data = form.cleaned_data
+
+    def write() -> None:
+        actor = _combatant(fight, data["combatant"])
+        assert actor is not None
+        combat.declaration_make(
+            combat=fight,
+            combatant=actor,
+            user=request.user,
+            action=data["action"],
+            target=_combatant(fight, data["target"]),
+            weapon=data["weapon"],
+            escape_trait=data["escape_trait"],
+            turn=data["turn"],
+        )
+
+    return _run(request, access, write)
+
+
+@login_required
+@require_POST
+def turn_resolve(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master resolves the turn shown on the page."""
+    fight, access = _fight(request, slug, pk)
+    form = combat_forms.TurnForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, access, _form_error(form))
+    return _run(
+        request,
+        access,
+        lambda: combat_resolve.turn_resolve(
+            combat=fight, master=request.user, turn=form.cleaned_data["turn"]
+        ),
+    )
+
+
+@login_required
+@require_POST
+def combat_finish(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master ends a fight."""
+    fight, access = _fight(request, slug, pk)
+    return _run(request, access, lambda: combat.combat_finish(combat=fight, master=request.user))
+
+
+@login_required
+@require_POST
+def amputation_try(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The one amputation try after a bite, by a character present."""
+    fight, access = _fight(request, slug, pk)
+    form = combat_forms.AmputationForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, access, _form_error(form))
+
+    def write() -> None:
+        patient = _combatant(fight, form.cleaned_data["patient"])
+        healer = Character.objects.filter(
+            campaign=fight.campaign, pk=form.cleaned_data["healer"]
+        ).first()
+        if patient is None or healer is None:
+            raise ServiceError(_("Choose a healer present in the scene."))
+        medicine.amputation_try(combat=fight, patient=patient, healer=healer, user=request.user)
+
+    return _run(request, access, write)
+
+
+def _int(value: Any) -> int | None:
+    text = str(value or "").strip()
+    return int(text) if text.isdigit() else None
+
+
+def post_declaration(data: Any, access: scene_access.SceneAccess) -> dict[str, Any] | None:
+    """The declaration the post form carries (``combat_for`` = "<fight id>:<combatant id>",
+    ``combat_action``, ``combat_target``, ``combat_weapon``, ``combat_escape_trait``,
+    ``combat_turn``), as ``escenas.combat.declaration_make``'s arguments; None without one.
+    Raises ServiceError for a fight or combatant that is not this scene's."""
+    chosen = str(data.get("combat_for") or "")
+    if not chosen or not data.get("combat_action"):
+        return None
+    fight_id, _sep, combatant_id = chosen.partition(":")
+    fight = Combat.objects.filter(scene=access.scene, pk=_int(fight_id) or 0).first()
+    if fight is None:
+        raise ServiceError(_("That fight is not in this scene."))
+    actor = _combatant(fight, _int(combatant_id) or 0)
+    return {
+        "combat": fight,
+        "combatant": actor,
+        "action": str(data.get("combat_action")),
+        "target": _combatant(fight, _int(data.get("combat_target"))),
+        "weapon": str(data.get("combat_weapon") or ""),
+        "escape_trait": str(data.get("combat_escape_trait") or ""),
+        "turn": _int(data.get("combat_turn")),
+    }
+
+
+@login_required
+@require_POST
+def medicine_cure(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A Medicina cure try on a sick character of the scene (R12), posted in the scene."""
+    access = scene_access.access_scene(request.user, pk, slug=slug)
+    form = combat_forms.CureForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, access, _form_error(form))
+    present = {c.pk: c for c in access.scene.participants.all()}
+    healers = {c.pk: c for c in access.characters}
+
+    def write() -> None:
+        patient = present.get(form.cleaned_data["patient"])
+        healer = healers.get(form.cleaned_data["healer"])
+        if patient is None or healer is None:
+            raise ServiceError(_("Choose a healer and a patient present in the scene."))
+        medicine.medicine_cure(
+            patient=patient, healer=healer, user=request.user, scene=access.scene
+        )
+
+    return _run(request, access, write)
