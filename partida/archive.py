@@ -251,7 +251,9 @@ def _build(
         if f.primary_key or f.name not in row:
             continue
         value = row[f.name]
-        if isinstance(f, models.ForeignKey):
+        if isinstance(f, models.ForeignKey) and f.related_model is model:
+            setattr(obj, f.attname, None)  # a row of this same batch: linked once all exist
+        elif isinstance(f, models.ForeignKey):
             targets = pk_map.get(_label(f.related_model))
             if value is not None and targets is not None:  # else: a row outside campaigns
                 value = targets[value]
@@ -321,6 +323,13 @@ def _rows_create(
                 setattr(obj, f.attname, names.get(row[f.name], row[f.name]))
     created = model._default_manager.bulk_create(objs)
     pk_map[label] = {row["pk"]: obj.pk for row, obj in zip(rows, created, strict=True)}
+    own = [f for f in model._meta.concrete_fields if getattr(f, "related_model", None) is model]
+    if own and created:  # links between rows of this model (a zombie's victim, say)
+        for obj, row in zip(created, rows, strict=True):
+            for f in own:
+                if row.get(f.name) is not None:
+                    setattr(obj, f.attname, pk_map[label][row[f.name]])
+        model._default_manager.bulk_update(created, [f.name for f in own])
     automatic = [
         f.name
         for f in model._meta.concrete_fields
