@@ -23,6 +23,7 @@ Source: RULES.md R4.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -507,24 +508,11 @@ def roll_expression(
             modifier += term.sign * term.value
             total += term.sign * term.value
             continue
-        faces = rng.integers(1, term.faces + 1, size=term.count, dtype=np.int64)
-        count: int | None = None
-        if term.comparison is not None:
-            count = int(np.count_nonzero(term.comparison.test(faces)))
-            value = term.sign * count
-            successes = (successes or 0) + count
-        else:
-            value = term.sign * int(faces.sum())
-        total += value
-        rolls.append(
-            TermRoll(
-                expression=str(term),
-                sign=term.sign,
-                faces=tuple(int(f) for f in faces),
-                successes=count,
-                value=value,
-            )
-        )
+        rolled = _term_roll(term, rng.integers(1, term.faces + 1, size=term.count, dtype=np.int64))
+        if rolled.successes is not None:
+            successes = (successes or 0) + rolled.successes
+        total += rolled.value
+        rolls.append(rolled)
     return ExpressionRoll(
         expression=parsed,
         dice=tuple(rolls),
@@ -533,6 +521,13 @@ def roll_expression(
         successes=successes,
         reason=parsed.reason,
     )
+
+
+def _term_roll(term: DiceTerm, faces: NDArray[np.int64]) -> TermRoll:
+    """The record of one dice term's ``faces``: successes when compared, signed value."""
+    count = None if term.comparison is None else int(np.count_nonzero(term.comparison.test(faces)))
+    value = term.sign * (int(faces.sum()) if count is None else count)
+    return TermRoll(str(term), term.sign, tuple(int(f) for f in faces), count, value)
 
 
 def roll_totals(
@@ -565,3 +560,31 @@ def roll_totals(
             totals += term.sign * faces.sum(axis=1)
     dice = np.concatenate(columns, axis=1) if columns else np.zeros((int(size), 0), np.int64)
     return totals, dice
+
+
+def term_rolls(
+    expression: str | DiceExpression, faces: Sequence[int] | NDArray[np.int64]
+) -> tuple[TermRoll, ...]:
+    """The per-term record of one row of ``roll_totals``' dice: ``faces`` holds every die in
+    term order (as ``roll_totals`` returns them); each dice term takes its ``count`` faces.
+
+    So a roll drawn in bulk is stored in the same shape as one drawn by ``roll_expression``
+    (``[term.as_dict() for term in ...]``). Raises RulesError for a bad expression or when
+    ``faces`` does not hold exactly the expression's dice. Source: RULES.md R4, R12.
+    """
+    parsed = expression if isinstance(expression, DiceExpression) else parse_expression(expression)
+    values = [int(f) for f in faces]
+    if len(values) != parsed.dice_count:
+        raise RulesError(
+            "expression_faces_mismatch",
+            f"La tirada {parsed.expression} tiene {parsed.dice_count} dados, no {len(values)}.",
+            expression=parsed.expression,
+            expected=parsed.dice_count,
+            given=len(values),
+        )
+    dice = [t for t in parsed.terms if isinstance(t, DiceTerm)]
+    starts = np.cumsum([0] + [t.count for t in dice]).tolist()
+    return tuple(
+        _term_roll(t, np.asarray(values[a : a + t.count], dtype=np.int64))
+        for t, a in zip(dice, starts, strict=False)
+    )

@@ -24,6 +24,7 @@ from personajes.mapping import CONDITION_FIELDS, DIARY_CONDITION_FIELDS
 from personajes.models import Character, DiaryEntry, InventoryItem, Roll, ShelterStash
 from reglas.core import Breakdown, RollPurpose
 from reglas.day import F64, I64, BreakdownTable, CharactersDayOutcome
+from reglas.expressions import parse_expression, term_rolls
 from reglas.settings import RuleSettings
 
 
@@ -107,9 +108,13 @@ def write_rolls(
     The dice were drawn by the health step's one generator, ``make_rng(entropy, [closed,
     HEALTH, 0, 0])`` (so a character's dice do not depend on a per-roll key): the stored key
     names the roll and does not reproduce its dice; the stored dice are the record.
-    Source: RULES.md R12, DESIGN.md "Randomness and the roll ledger".
+    A duration's dice are stored per term (``reglas.expressions.TermRoll.as_dict``), the shape
+    of every expression roll. Source: RULES.md R4, R12, DESIGN.md "Randomness and the roll ledger".
     """
     ids, res, health = loaded.ids, out.resistance, out.health
+    # A duration is stored as every expression roll is (R4): one entry per dice term with its
+    # faces, so the pages read one shape of dice whoever rolled them.
+    duration = parse_expression(rules.disease_duration)
     # The reasons are stored words (a roll's row is its record), in the site's language.
     with translation.override(settings.LANGUAGE_CODE):
         resistance_reason = gettext("Resistance roll at the end of the disease (R12)")
@@ -143,7 +148,9 @@ def write_rolls(
                 character=int(ids[i]),
                 reason=duration_reason,
                 expression=rules.disease_duration,
-                dice=json.dumps(health.duration_dice[i].tolist()),
+                dice=json.dumps(
+                    [t.as_dict() for t in term_rolls(duration, health.duration_dice[i])]
+                ),
                 total=int(health.duration[i]),
             ),
         )

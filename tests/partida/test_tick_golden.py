@@ -19,6 +19,9 @@ may differ: every die, quantity, counter, breakdown and message text is the reco
   character's first roll of the day, instead of the fixed 1 (resistance) and 2 (duration). The
   dice are unchanged: they come from the step's one generator ``[day, HEALTH, 0, 0]``, which
   neither the old nor the new key reproduces (the stored dice are the record);
+- a disease's duration roll (an expression roll, R12) keeps its faces per dice term, as every
+  expression roll does (``reglas.expressions.term_rolls``): the recorded ``[4]`` of ``1d6+2``
+  reads ``[{"expression": "1d6", "sign": 1, "faces": [4], "successes": None, "value": 4}]``;
 - ``DayTick.summary`` gains ``message``: the summary's code and values, worded where shown
   (``partida.tick.messages``); the stored ``message`` text is the recorded one.
 
@@ -59,6 +62,7 @@ from personajes.models import (
     Roll,
     ShelterStash,
 )
+from reglas.expressions import term_rolls
 from tests.factories import CharacterFactory, ItemTypeFactory
 
 pytestmark = pytest.mark.django_db
@@ -249,6 +253,8 @@ def intended(recorded: dict[str, Any]) -> dict[str, Any]:
         sequence = seen.get((day, who), 0)
         seen[(day, who)] = sequence + 1
         roll["generator_key"] = [day, purpose, who, sequence]
+        if roll["kind"] == "expression" and all(isinstance(d, int) for d in roll["dice"]):
+            roll["dice"] = [t.as_dict() for t in term_rolls(roll["expression"], roll["dice"])]
     for t in out["ticks"]:
         if t["characters"]:
             params = {
