@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mundo.models import Campaign, DayTick, Location, Settlement
+from mundo.models import Arrival, Campaign, DayTick, Location, Settlement
 from partida.tick import advance_day
 from personajes.models import Character, ItemType, ShelterStash
 
@@ -66,6 +66,9 @@ STASHES: dict[str, list[tuple[str, int]]] = {
     "Iglesia de San Roque": [("Lata de conservas", 12), ("Botella de agua", 8)],
 }
 
+# Where a newly approved character lives (the campaign's default shelter).
+ARRIVAL_SHELTER = "Polideportivo municipal"
+
 # Demo character name → shelter name.
 HOMES = {
     "Lucía Ferrer": "Polideportivo municipal",
@@ -111,6 +114,10 @@ def load(campaign: Campaign, stdout: Any) -> None:
                 ShelterStash.objects.get_or_create(
                     shelter=shelter, item_type=items[item_name], defaults={"quantity": units}
                 )
+    # New characters arrive at the Polideportivo (the master's rules page, "Arrival").
+    arrival_home = places.get(ARRIVAL_SHELTER)
+    if arrival_home is not None:
+        Arrival.objects.update_or_create(campaign=campaign, defaults={"shelter": arrival_home})
     for character in Character.objects.filter(campaign=campaign, name__in=list(HOMES)):
         shelter = places.get(HOMES[character.name])
         if shelter is not None and character.shelter_id is None:
