@@ -24,7 +24,9 @@ from django.utils.translation import gettext
 from mundo.models import Campaign, Location
 from mundo.rules import arrival_shelter
 from nucleo.locks import require_campaign_lock
+from nucleo.users import AnyUser
 from personajes.models import Character, InventoryItem, ItemType
+from personajes.movements import movements_record_arrival
 from reglas.supplies import arrival_kit
 
 
@@ -86,11 +88,14 @@ def arrival_kit_lines(campaign: Campaign) -> list[KitLine]:
     return [line for line in lines if line.quantity > 0]
 
 
-def arrival_give(*, character: Character) -> tuple[list[KitLine], Location | None]:
+def arrival_give(
+    *, character: Character, user: AnyUser = None
+) -> tuple[list[KitLine], Location | None]:
     """Give an approved ``character`` (locked by the caller) the campaign's kit and, if it has
     no shelter, the default shelter and its settlement. Returns ``(kit lines, shelter given or
-    None)``. Queries: the catalogue (1–3 each, more the first time), one upsert per line, one
-    update of the character. Raises ``LockOrderError`` outside the campaign lock."""
+    None)``; each kit line is a ``Movement`` (reason arrival, by ``user``). Queries: the
+    catalogue (1–3 each, more the first time), one upsert per line, the movements' INSERT,
+    one update of the character. Raises ``LockOrderError`` outside the campaign lock."""
     require_campaign_lock(character.campaign_id)
     campaign = character.campaign
     lines = arrival_kit_lines(campaign)
@@ -99,6 +104,7 @@ def arrival_give(*, character: Character) -> tuple[list[KitLine], Location | Non
             character=character, item_type=line.item_type
         )
         InventoryItem.objects.filter(pk=item.pk).update(quantity=F("quantity") + line.quantity)
+    movements_record_arrival(character=character, lines=lines, user=user)
     shelter = arrival_shelter(campaign) if character.shelter_id is None else None
     if shelter is not None:
         character.shelter = shelter

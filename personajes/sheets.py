@@ -251,7 +251,7 @@ def sheet_review(
     locked.status = Character.Status.APPROVED if approve else Character.Status.DRAFT
     locked.review_comment = text
     locked.save(update_fields=["status", "review_comment", "updated_at"])
-    kit, shelter = arrival_give(character=locked) if approve else ([], None)
+    kit, shelter = arrival_give(character=locked, user=master) if approve else ([], None)
     signals.sheet_reviewed.send(
         sender=Character,
         character=locked,

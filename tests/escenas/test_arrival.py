@@ -20,7 +20,7 @@ from escenas.models import JoinRequest, NotificationPreference
 from mundo import rules
 from mundo.models import Arrival
 from personajes import sheets
-from personajes.models import Character, InventoryItem, ItemType
+from personajes.models import Character, InventoryItem, ItemType, Movement
 from tests.escenas.factories import SceneFactory
 from tests.factories import CharacterFactory, ItemTypeFactory, SettlementFactory
 from tests.mundo.factories import ShelterFactory
@@ -110,6 +110,13 @@ def test_approval_gives_the_kit_the_shelter_and_the_open_scenes_and_tells_the_pl
         "Rollo de papel higiénico": Decimal("1.000"),
     }
     assert can.pk in {i.item_type_id for i in InventoryItem.objects.filter(character=ana)}
+    # Each kit line is a movement of the ledger (from nowhere, by the master who approved).
+    arrived = Movement.objects.filter(to_character=ana).values_list("reason", "quantity", "made_by")
+    assert sorted(arrived) == [
+        ("arrival", Decimal("1.000"), master.pk),
+        ("arrival", Decimal("4.000"), master.pk),
+        ("arrival", Decimal("10.000"), master.pk),
+    ]
     ana.refresh_from_db()
     assert ana.shelter == world["shelter"] and ana.settlement == world["shelter"].settlement
     assert list(ana.scenes.values_list("title", flat=True)) == ["La gasolinera"]

@@ -266,6 +266,17 @@ def test_the_demo_shows_the_arrival_and_the_masters_pending_sheet():
     )
     assert carried["Rollo de papel higiénico"] == Decimal("0.400")
     assert carried["Botella de agua"] == Decimal("1.001")
+    # A movement history: the kits, and Tomás's visit to San Roque's stash.
+    from personajes.models import Movement
+
+    tomas = Character.objects.get(campaign=campaign, name="Tomás Vidal")
+    assert sorted(Movement.objects.filter(campaign=campaign).values_list("reason", flat=True)) == [
+        "arrival"
+    ] * 6 + ["stash_leave", "stash_take"]
+    bruno = Client()
+    assert bruno.login(username="bruno", password="partida-bruno")
+    sheet = bruno.get(tomas.get_absolute_url()).content.decode()
+    assert "Historial de movimientos" in sheet and "dejado en la despensa" in sheet
     # Approving Elena now puts her in the story scene (open to new characters).
     elena = Character.objects.get(campaign=campaign, name="Elena Soto")
     sheet_review(
