@@ -231,3 +231,19 @@ def test_two_takes_of_the_last_unit_one_succeeds(world, player_a, player_b):
     shop.refresh_from_db()
     assert shop.stock_water_l == 0
     assert Movement.objects.filter(from_place=shop).count() == 1
+
+
+def test_the_masters_give_and_take_are_movements_too(world, master):
+    from personajes.inventory import inventory_add, inventory_remove
+
+    ana, paper = world["ana"], world["paper"]
+    inventory_add(character=ana, item_type=paper, quantity="0,5", user=master)
+    inventory_remove(character=ana, item_type=paper, quantity="0.2", user=master)
+    assert held(ana, paper) == Decimal("0.300")
+    rows = Movement.objects.order_by("id").values_list(
+        "reason", "quantity", "to_character", "from_character", "made_by", "day"
+    )
+    assert list(rows) == [
+        ("master_give", Decimal("0.500"), ana.pk, None, master.pk, 7),
+        ("master_take", Decimal("0.200"), None, ana.pk, master.pk, 7),
+    ]
