@@ -26,6 +26,7 @@ class Movement(models.Model):
         STASH_LEAVE = "stash_leave", _("left in the stash")
         STASH_TAKE = "stash_take", _("taken from the stash")
         SHOP_TAKE = "shop_take", _("taken from a shop")
+        FIND_TAKE = "find_take", _("taken from a search's finds")
         MASTER_GIVE = "master_give", _("given by the master")
         MASTER_TAKE = "master_take", _("taken by the master")
 

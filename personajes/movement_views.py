@@ -22,7 +22,7 @@ from personajes.models import Character, ShelterStash
 
 def supplies_context(access: CharacterAccess) -> dict[str, Any]:
     """The sheet's supplies section: history, and for whoever may move (the player of an
-    approved character, the master) the choices of the forms. Four queries at most."""
+    approved character, the master) the choices of the forms. Five queries at most."""
     character = access.character
     context: dict[str, Any] = {"movements": movements.character_movements(character)}
     if character.status != Character.Status.APPROVED or not (access.is_owner or access.is_master):
@@ -54,8 +54,18 @@ def supplies_context(access: CharacterAccess) -> dict[str, Any]:
         if character.settlement_id
         else Location.objects.none()
     )
+    searched = (
+        Location.objects.filter(
+            settlement_id=character.settlement_id,
+            searched_day__isnull=False,
+            kind__in=(Location.Kind.DWELLING, Location.Kind.SHOP),
+        ).order_by("name")
+        if character.settlement_id
+        else Location.objects.none()
+    )
     context |= {
         "can_move": True,
+        "searched": list(searched),
         "neighbours": list(neighbours),
         "stash": list(stash),
         "shops": list(shops),
@@ -63,13 +73,13 @@ def supplies_context(access: CharacterAccess) -> dict[str, Any]:
     return context
 
 
-ACTIONS = ("give", "leave", "take", "shop")
+ACTIONS = ("give", "leave", "take", "shop", "find")
 
 
 @login_required
 @require_POST
 def character_supplies(request: HttpRequest, pk: int) -> HttpResponse:
-    """One movement from the sheet's forms (``action``: give, leave, take, shop)."""
+    """One movement from the sheet's forms (``action``: give, leave, take, shop, find)."""
     access = access_character(request.user, pk)
     if not (access.is_owner or access.is_master):
         raise Forbidden("Only the character's player or the master moves its supplies.")
@@ -84,7 +94,11 @@ def character_supplies(request: HttpRequest, pk: int) -> HttpResponse:
         "quantity": data.get("quantity", ""),
     }
     try:
-        if action == "give":
+        if action == "find":
+            movements.movement_find_take(
+                character=access.character, user=request.user, place_id=data.get("place") or None
+            )
+        elif action == "give":
             movements.movement_give(**common, to_character_id=data.get("to_character") or None)
         elif action == "shop":
             movements.movement_shop_take(**common, place_id=data.get("place") or None)

@@ -22,7 +22,7 @@ from django.db.models import F, Model
 from django.utils.translation import gettext as _
 
 from mundo.access import is_master
-from mundo.models import Location
+from mundo.models import Location, WorldRoll
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, lock_rows, require_campaign_lock
 from nucleo.users import AnyUser
@@ -226,6 +226,91 @@ def movement_shop_take(
             from_place=shop,
             to_character=locked,
             reason=Movement.Reason.SHOP_TAKE,
+        )
+
+
+# A weapon search's subtype (R22, reglas/data/search.json) → the weapon of the campaign's combat
+# table (R19) it becomes: our reading of "what was found", one typical weapon per subtype.
+FIND_WEAPONS = {
+    "construction_tools": "palanca",
+    "sports_gear": "bate",
+    "kitchen_utensils": "cuchillo_carnicero",
+    "blades": "cuchillo",
+    "one_handed_firearms": "pistola_9mm",
+    "two_handed_firearms": "escopeta",
+}
+_WEAPON_KINDS = {
+    "pseudo_weapon": ItemType.WeaponKind.PSEUDO_WEAPON,
+    "blade": ItemType.WeaponKind.BLADE,
+    "heavy_blade": ItemType.WeaponKind.HEAVY_BLADE,
+}
+
+
+def _found_weapon(character: Character, slug: str) -> ItemType:
+    """The catalogue item of the combat table's weapon ``slug`` (added when missing)."""
+    weapon = character.campaign.tables.to_dict()["combat"]["weapons"][slug]
+    kind = _WEAPON_KINDS.get(weapon["kind"])
+    if kind is None:
+        kind = (
+            ItemType.WeaponKind.FIREARM_TWO_HANDED
+            if weapon.get("two_handed") or slug == "escopeta"
+            else ItemType.WeaponKind.FIREARM_ONE_HANDED
+        )
+    item, _created = ItemType.objects.get_or_create(
+        campaign_id=character.campaign_id,
+        name=weapon["label"],
+        defaults={
+            "kind": ItemType.Kind.WEAPON,
+            "unit": "",
+            "weapon_kind": kind,
+            "caliber": weapon.get("caliber") or "",
+        },
+    )
+    return item
+
+
+def finds_left(place: Location) -> tuple[str | None, int]:
+    """What a searched place's weapon search found (the ``FIND_WEAPONS`` subtype, or None)
+    and how many are still there: the search's quantity less what was taken (two queries)."""
+    roll = (
+        WorldRoll.objects.filter(location=place, kind=WorldRoll.Kind.SEARCH)
+        .order_by("-id")
+        .values_list("result", flat=True)
+        .first()
+    ) or {}
+    subtype = roll.get("subtype")
+    if subtype not in FIND_WEAPONS:
+        return None, 0
+    taken = Movement.objects.filter(from_place=place, reason=Movement.Reason.FIND_TAKE).count()
+    return subtype, max(0, int(roll.get("quantity") or 0) - taken)
+
+
+def movement_find_take(*, character: Character, user: AnyUser, place_id: Any) -> Movement:
+    """Take one of the weapons a searched place's search found (R22) into what the character
+    carries, as the combat table's weapon (``FIND_WEAPONS``). The count left is read under the
+    campaign lock, so two takes of the last one cannot both succeed. Raises ServiceError: not
+    a searched place where the character is; nothing (left) to take."""
+    with campaign_lock(character.campaign_id):
+        locked, master = _actor(character, user)
+        place = Location.objects.filter(
+            pk=place_id, searched_day__isnull=False, settlement__campaign_id=locked.campaign_id
+        ).first()
+        if place is None or (not master and place.settlement_id != locked.settlement_id):
+            raise ServiceError({"place": _("Choose a searched place where the character is.")})
+        subtype, left = finds_left(place)
+        if subtype is None or left < 1:
+            raise ServiceError({"place": _("%(place)s: no weapons left.") % {"place": place.name}})
+        item = _found_weapon(locked, FIND_WEAPONS[subtype])
+        _lock_stock(InventoryItem, [{"character": locked}], item)
+        _put(InventoryItem, {"character": locked}, item, Decimal(1))
+        return _record(
+            locked,
+            user,
+            item,
+            Decimal(1),
+            from_place=place,
+            to_character=locked,
+            reason=Movement.Reason.FIND_TAKE,
         )
 
 

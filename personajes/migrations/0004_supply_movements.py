@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('day', models.PositiveIntegerField(verbose_name='in-game day')),
                 ('quantity', models.DecimalField(decimal_places=3, max_digits=12, verbose_name='quantity')),
-                ('reason', models.CharField(choices=[('arrival', 'arrival kit'), ('give', 'given'), ('stash_leave', 'left in the stash'), ('stash_take', 'taken from the stash'), ('shop_take', 'taken from a shop'), ('master_give', 'given by the master'), ('master_take', 'taken by the master')], max_length=20, verbose_name='why')),
+                ('reason', models.CharField(choices=[('arrival', 'arrival kit'), ('give', 'given'), ('stash_leave', 'left in the stash'), ('stash_take', 'taken from the stash'), ('shop_take', 'taken from a shop'), ('find_take', "taken from a search's finds"), ('master_give', 'given by the master'), ('master_take', 'taken by the master')], max_length=20, verbose_name='why')),
                 ('created_at', models.DateTimeField(auto_now_add=True, verbose_name='when')),
                 ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='movements', to='mundo.campaign')),
                 ('from_character', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='movements_out', to='personajes.character', verbose_name='from (character)')),

@@ -247,3 +247,51 @@ def test_the_masters_give_and_take_are_movements_too(world, master):
         ("master_give", Decimal("0.500"), ana.pk, None, master.pk, 7),
         ("master_take", Decimal("0.200"), None, ana.pk, master.pk, 7),
     ]
+
+
+def test_a_searchs_weapons_can_be_taken_one_by_one_as_combat_weapons(
+    world, player_a, player_b, campaign
+):
+    from mundo.models import WorldRoll
+
+    house = Location.objects.create(
+        settlement=world["home"].settlement,
+        name="Casa del guarda",
+        kind=Location.Kind.DWELLING,
+        searched_day=7,
+    )
+    WorldRoll.objects.create(
+        campaign=campaign,
+        day=7,
+        kind=WorldRoll.Kind.SEARCH,
+        settlement=house.settlement,
+        location=house,
+        generator_key=[7, 0, house.pk, 0],
+        engine_version="test",
+        dice=[90, 2, 2],
+        result={"kind": "weapons", "subtype": "one_handed_firearms", "quantity": 2},
+    )
+    assert movements.finds_left(house) == ("one_handed_firearms", 2)
+    for character, user in ((world["ana"], player_a), (world["bruno"], player_b)):
+        movements.movement_find_take(character=character, user=user, place_id=house.pk)
+    with pytest.raises(ServiceError, match="Casa del guarda: ya no quedan armas"):
+        movements.movement_find_take(character=world["ana"], user=player_a, place_id=house.pk)
+    # The combat table's pistol (R19), one each, the same catalogue item.
+    ana_pistol, bruno_pistol = (
+        InventoryItem.objects.select_related("item_type").get(
+            character=world[who], item_type__name="Pistola 9 mm"
+        )
+        for who in ("ana", "bruno")
+    )
+    assert ana_pistol.item_type == bruno_pistol.item_type
+    assert (ana_pistol.quantity, bruno_pistol.quantity) == (Decimal("1.000"), Decimal("1.000"))
+    pistol = ana_pistol.item_type
+    assert (pistol.kind, pistol.weapon_kind, pistol.caliber) == (
+        "weapon",
+        "firearm_one_handed",
+        "9mm",
+    )
+    assert movements.finds_left(house) == ("one_handed_firearms", 0)
+    # Another settlement's character cannot take from here.
+    with pytest.raises(ServiceError, match="lugar registrado"):
+        movements.movement_find_take(character=world["carla"], user=player_b, place_id=house.pk)
