@@ -1,53 +1,168 @@
-"""Accounts: sign-up (Django's auth views do sign-in, sign-out and password reset)."""
+"""Accounts on django-allauth: our adapter, and the account pages allauth lacks.
+
+allauth does sign-up (e-mail verified by a code typed in the same tab, so ``next`` — e.g. an
+invitation link — survives), sign-in by username or e-mail, sign-out, password change and
+reset, and e-mail change (settings: ``ACCOUNT_*``). ``AccountAdapter`` counts wrong passwords
+per account, however the account is named, and says when to try again. The pages here: the
+download of one's own data and the deletion of one's account (``partida.account_services``).
+"""
 
 from __future__ import annotations
 
+import json
+import math
+import time
+from typing import Any
+
+from allauth.account.adapter import DefaultAccountAdapter, get_adapter
+from allauth.core import context as allauth_context
+from allauth.core.internal import ratelimit
 from django import forms
 from django.contrib import messages
-from django.contrib.auth import get_user_model, login
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth import get_user_model, logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.sites.shortcuts import get_current_site
+from django.core.cache import cache
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils import timezone
+from django.utils.translation import gettext_lazy, ngettext
+from django.views.decorators.http import require_http_methods
+
+from nucleo.errors import ServiceError
+from nucleo.forms import add_service_errors
+from partida import account_services
+
+LOGIN_FAILED = "login_failed"
+SITE_NAME = "Partida"
 
 
-class SignUpForm(UserCreationForm):
-    """Username, e-mail (for password resets and notifications) and password twice."""
+def login_retry_after(request: HttpRequest, key: str) -> float:
+    """Seconds until the ``login_failed`` limits let ``key`` try again (0 when they do now).
 
-    email = forms.EmailField(label=gettext_lazy("E-mail"), required=True)
-
-    class Meta(UserCreationForm.Meta):
-        model = get_user_model()
-        fields = ("username", "email")
-
-    def clean_email(self) -> str:
-        email = self.cleaned_data["email"].strip().lower()
-        if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError(_("There is already an account with this e-mail."))
-        return email
-
-
-def _safe_next(request: HttpRequest) -> str | None:
-    target = request.POST.get("next") or request.GET.get("next")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return None
+    Reads allauth's own counters (one list of timestamps per rate in the cache): a full rate
+    frees a slot when its oldest attempt leaves the window.
+    """
+    now = time.time()
+    wait = 0.0
+    for rate in ratelimit.get_rates(app="allauth.account", action=LOGIN_FAILED):
+        cache_key = ratelimit.get_cache_key(
+            request, app="allauth.account", action=LOGIN_FAILED, rate=rate, key=key
+        )
+        history = [ts for ts in cache.get(cache_key, []) if ts > now - rate.duration]
+        if len(history) >= rate.amount:
+            wait = max(wait, min(history) + rate.duration - now)
+    return wait
 
 
-def signup(request: HttpRequest) -> HttpResponse:
-    """Create an account and sign in; then go back to ``next`` (e.g. an invitation link)."""
-    if request.user.is_authenticated:
-        return redirect(_safe_next(request) or "mundo:campaign_list")
-    form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, _("Welcome, %(name)s!") % {"name": user.get_username()})
-        return redirect(_safe_next(request) or "mundo:campaign_list")
-    return render(
-        request, "registration/signup.html", {"form": form, "next": _safe_next(request) or ""}
+class AccountAdapter(DefaultAccountAdapter):
+    """allauth's adapter with wrong passwords counted per account and a refusal that says when.
+
+    ``ACCOUNT_RATE_LIMITS["login_failed"]`` (e.g. ``20/m/ip,5/5m/key``): every attempt counts
+    before the password is checked and a right one is given back, so the 6th attempt on one
+    account within 5 minutes is refused without checking the password. The key is the
+    account's id when the login names one (by username or by any of its e-mails), so switching
+    between them does not double the attempts; an unknown login keys on its own text.
+    """
+
+    def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
+        """allauth's mails, signed "Partida" rather than with the request's host name."""
+        site = get_current_site(allauth_context.request)
+        site.name = SITE_NAME
+        super().send_mail(template_prefix, email, {"current_site": site, **context})
+
+    def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
+        login = str(credentials.get("email") or credentials.get("username") or "").strip()
+        user = (
+            get_user_model()
+            .objects.filter(
+                Q(username__iexact=login)
+                | Q(email__iexact=login)
+                | Q(emailaddress__email__iexact=login)
+            )
+            .order_by("pk")
+            .values_list("pk", flat=True)
+            .first()
+            if login
+            else None
+        )
+        ident = f"user:{user}" if user is not None else login.lower()
+        return f"{get_current_site(request).domain}:{ident}"
+
+    def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
+        """Count this attempt; refuse it (ValidationError saying in how many minutes the account
+        may try again) without checking the password when the account has used its attempts."""
+        key = self._get_login_attempts_cache_key(request, **credentials)
+        self._login_failed_rl_usage = ratelimit.consume(
+            request, app="allauth.account", action=LOGIN_FAILED, key=key
+        )
+        if not self._login_failed_rl_usage:
+            minutes = max(1, math.ceil(login_retry_after(request, key) / 60))
+            raise forms.ValidationError(
+                ngettext(
+                    "Too many failed sign-in attempts. Try again in %(minutes)d minute.",
+                    "Too many failed sign-in attempts. Try again in %(minutes)d minutes.",
+                    minutes,
+                )
+                % {"minutes": minutes},
+                code="too_many_login_attempts",
+            )
+
+
+# --- my data and my account ---------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET"])
+def data_download(request: HttpRequest) -> HttpResponse:
+    """My data as a JSON file (``account_services.account_export``): profile, e-mails,
+    memberships, characters, posts I wrote and my API tokens (never their keys)."""
+    data = account_services.account_export(user=request.user)
+    stamp = timezone.now().strftime("%Y%m%d")
+    response = HttpResponse(
+        json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False, indent=2),
+        content_type="application/json; charset=utf-8",
     )
+    response["Content-Disposition"] = f'attachment; filename="partida-datos-{stamp}.json"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class AccountDeleteForm(forms.Form):
+    """The current password, to confirm the deletion."""
+
+    password = forms.CharField(
+        label=gettext_lazy("Your password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """GET: what deleting keeps and what it erases. POST ``password``: anonymise my account
+    (``account_services.account_delete``), sign out and go to the campaign list. A wrong
+    password counts against the sign-in limits like any other."""
+    form = AccountDeleteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        adapter = get_adapter()
+        try:
+            ok = adapter.reauthenticate(request.user, form.cleaned_data["password"])
+        except forms.ValidationError as exc:
+            form.add_error("password", exc)
+        else:
+            if not ok:
+                form.add_error("password", adapter.error_messages["incorrect_password"])
+        if form.is_valid():
+            try:
+                account_services.account_delete(user=request.user)
+            except ServiceError as exc:
+                add_service_errors(form, exc)
+            else:
+                logout(request)
+                messages.success(request, account_services.deleted_message())
+                return redirect("mundo:campaign_list")
+    return render(request, "account/delete.html", {"form": form})

@@ -10,6 +10,7 @@ and ``partida.urls`` serves it.
 
 from __future__ import annotations
 
+from allauth.account.adapter import get_adapter
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
@@ -34,6 +35,20 @@ class MasterAuthenticationForm(AdminAuthenticationForm):
             "campaign's master. Note that both fields may be case-sensitive."
         ),
     }
+
+    def clean(self) -> dict[str, object]:
+        """Django's check, counted against the same wrong-password limits as the site's sign-in
+        (``partida.accounts.AccountAdapter.pre_authenticate``): the admin is no side door. A
+        refused attempt checks no password; a right one gives its attempt back."""
+        username = self.cleaned_data.get("username")
+        if username is None or self.cleaned_data.get("password") is None:
+            return super().clean()
+        adapter = get_adapter()
+        adapter.pre_authenticate(self.request, username=username)
+        cleaned = super().clean()
+        if self.user_cache is not None:
+            adapter._rollback_login_failed_rl_usage()
+        return cleaned
 
     def confirm_login_allowed(self, user: object) -> None:
         AuthenticationForm.confirm_login_allowed(self, user)  # active accounts only

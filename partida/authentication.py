@@ -2,7 +2,9 @@
 
 The key is hashed (SHA-256) and looked up by its hash; a revoked or unknown token, or a
 malformed header, is refused with 401 and a message saying which. A request without an
-``Authorization`` header falls through to the next class (the browser session).
+``Authorization`` header falls through to the next class (the browser session). Failed
+attempts are counted per client IP (``partida.throttling.BadTokenThrottle``); past the limit
+every token from that IP gets 429 before its key is looked up.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rest_framework.request import Request
 
 from partida.models import ApiToken
 from partida.services import hash_key, token_touch
+from partida.throttling import BadTokenThrottle
 
 KEYWORDS = ("token", "bearer")
 
@@ -35,15 +38,21 @@ class ApiTokenAuthentication(BaseAuthentication):
         parts = get_authorization_header(request).split()
         if not parts or parts[0].decode(errors="replace").lower() not in KEYWORDS:
             return None
-        if len(parts) != 2:
-            raise exceptions.AuthenticationFailed(
-                _("Malformed Authorization header: send “Token <key>” or “Bearer <key>”.")
-            )
+        throttle = BadTokenThrottle()
+        throttle.check(request)
         try:
-            key = parts[1].decode("ascii")
-        except UnicodeDecodeError:
-            raise exceptions.AuthenticationFailed(_("Invalid token.")) from None
-        return self.authenticate_credentials(key)
+            if len(parts) != 2:
+                raise exceptions.AuthenticationFailed(
+                    _("Malformed Authorization header: send “Token <key>” or “Bearer <key>”.")
+                )
+            try:
+                key = parts[1].decode("ascii")
+            except UnicodeDecodeError:
+                raise exceptions.AuthenticationFailed(_("Invalid token.")) from None
+            return self.authenticate_credentials(key)
+        except exceptions.AuthenticationFailed:
+            throttle.failed(request)
+            raise
 
     def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
         """The (user, token) of this key; AuthenticationFailed (401) when it is unknown,

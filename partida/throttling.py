@@ -6,15 +6,23 @@
 (scope ``user``), so many tokens do not multiply a user's rate. Rates are read from
 ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` at each request (settings overrides apply).
 A throttled request gets 429 with ``Retry-After``.
+
+``BadTokenThrottle`` counts failed token authentications per client IP (scope ``bad_token``):
+authentication runs before DRF's throttles, so it is called from
+``partida.authentication.ApiTokenAuthentication`` itself.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from django.core.cache import cache
+from django.utils.translation import gettext as _
+from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 from partida.models import ApiToken
 
@@ -70,3 +78,48 @@ class ApiUserThrottle(_DynamicRateThrottle):
 
     def get_cache_key(self, request: Request, view: Any) -> str:
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class BadTokenThrottle:
+    """Failed API-token attempts per client IP, in fixed windows (rate ``bad_token``, e.g.
+    ``10/min``): once an IP has failed that many times in the current window, every token it
+    sends is refused with 429 (``Retry-After``: seconds to the window's end) before the key is
+    looked up, the right key included. Requests without a token are not counted. The IP is
+    DRF's (``NUM_PROXIES`` and ``X-Forwarded-For`` as for the other throttles).
+    """
+
+    scope = "bad_token"
+
+    def _window(self, request: Request) -> tuple[str, int, float] | None:
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        if not rate:
+            return None
+        num, period = rate.split("/")
+        amount, duration = int(num), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
+        now = time.time()
+        window = int(now // duration)
+        ident = BaseThrottle().get_ident(request)
+        wait = (window + 1) * duration - now
+        return f"throttle_{self.scope}_{ident}_{window}", amount, wait
+
+    def check(self, request: Request) -> None:
+        """Raise Throttled (429) when this IP has used its failed attempts in this window."""
+        window = self._window(request)
+        if window is not None and cache.get(window[0], 0) >= window[1]:
+            raise Throttled(
+                wait=window[2],
+                detail=_("Too many requests with a bad token from your address."),
+            )
+
+    def failed(self, request: Request) -> None:
+        """Count one failed token attempt from this IP."""
+        window = self._window(request)
+        if window is None:
+            return
+        key, _amount, wait = window
+        if cache.add(key, 1, timeout=int(wait) + 1):
+            return
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.add(key, 1, timeout=int(wait) + 1)

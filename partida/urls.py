@@ -1,9 +1,11 @@
 """URL configuration: the admin, i18n, and each app's pages."""
 
+from allauth.account import views as allauth_views
 from django.conf import settings
 from django.conf.urls.static import static
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 import mundo.converters  # noqa: F401 — registers <id:…>
 from partida import accounts, profile, views, world_views
@@ -17,9 +19,20 @@ urlpatterns = [
     path("partidas/<slug:slug>/avanzar/estado/", world_views.advance_status, name="advance_status"),
     path("partidas/<slug:slug>/dias/<id:day>/", world_views.campaign_day, name="campaign_day"),
     path("partidas/<slug:slug>/marcar-dia/", world_views.day_record, name="day_record"),
-    path("cuentas/registro/", accounts.signup, name="signup"),
+    # Accounts: django-allauth under /cuentas/ (partida.accounts). The names the project uses
+    # (login, logout, signup, password_reset) are the same pages as allauth's account_* ones.
+    path("cuentas/login/", allauth_views.login, name="login"),
+    path("cuentas/logout/", allauth_views.logout, name="logout"),
+    path("cuentas/signup/", allauth_views.signup, name="signup"),
+    path("cuentas/password/reset/", allauth_views.password_reset, name="password_reset"),
+    path(  # the old sign-up address, in bookmarks and old invitation pages
+        "cuentas/registro/",
+        RedirectView.as_view(pattern_name="account_signup", query_string=True, permanent=True),
+    ),
     path("cuentas/perfil/", profile.profile, name="profile"),
-    path("cuentas/", include("django.contrib.auth.urls")),
+    path("cuentas/datos/", accounts.data_download, name="account_data"),
+    path("cuentas/borrar/", accounts.account_delete, name="account_delete"),
+    path("cuentas/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("partida.api")),
     path("", include("mundo.urls")),

@@ -508,7 +508,7 @@ def roll_expression(
             modifier += term.sign * term.value
             total += term.sign * term.value
             continue
-        rolled = _term_roll(term, rng.integers(1, term.faces + 1, size=term.count, dtype=np.int64))
+        rolled = term_roll(term, rng.integers(1, term.faces + 1, size=term.count, dtype=np.int64))
         if rolled.successes is not None:
             successes = (successes or 0) + rolled.successes
         total += rolled.value
@@ -523,8 +523,9 @@ def roll_expression(
     )
 
 
-def _term_roll(term: DiceTerm, faces: NDArray[np.int64]) -> TermRoll:
-    """The record of one dice term's ``faces``: successes when compared, signed value."""
+def term_roll(term: DiceTerm, faces: NDArray[np.int64]) -> TermRoll:
+    """The record of one dice term's ``faces``: successes when compared, signed value.
+    Source: RULES.md R4."""
     count = None if term.comparison is None else int(np.count_nonzero(term.comparison.test(faces)))
     value = term.sign * (int(faces.sum()) if count is None else count)
     return TermRoll(str(term), term.sign, tuple(int(f) for f in faces), count, value)
@@ -562,29 +563,16 @@ def roll_totals(
     return totals, dice
 
 
-def term_rolls(
-    expression: str | DiceExpression, faces: Sequence[int] | NDArray[np.int64]
-) -> tuple[TermRoll, ...]:
-    """The per-term record of one row of ``roll_totals``' dice: ``faces`` holds every die in
-    term order (as ``roll_totals`` returns them); each dice term takes its ``count`` faces.
-
-    So a roll drawn in bulk is stored in the same shape as one drawn by ``roll_expression``
-    (``[term.as_dict() for term in ...]``). Raises RulesError for a bad expression or when
-    ``faces`` does not hold exactly the expression's dice. Source: RULES.md R4, R12.
+def roll_totals_each(
+    expression: str | DiceExpression, rngs: Sequence[np.random.Generator]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``roll_totals`` with one generator per roll (roll i from ``rngs[i]``, its own ledger
+    key), so each roll's faces are reproducible from its key alone. Returns ``(totals, dice)``
+    of shapes ``(len(rngs),)`` and ``(len(rngs), dice_count)``. Raises RulesError for a bad
+    expression. Source: RULES.md R4, R12; DESIGN.md "Randomness and the roll ledger".
     """
     parsed = expression if isinstance(expression, DiceExpression) else parse_expression(expression)
-    values = [int(f) for f in faces]
-    if len(values) != parsed.dice_count:
-        raise RulesError(
-            "expression_faces_mismatch",
-            f"La tirada {parsed.expression} tiene {parsed.dice_count} dados, no {len(values)}.",
-            expression=parsed.expression,
-            expected=parsed.dice_count,
-            given=len(values),
-        )
-    dice = [t for t in parsed.terms if isinstance(t, DiceTerm)]
-    starts = np.cumsum([0] + [t.count for t in dice]).tolist()
-    return tuple(
-        _term_roll(t, np.asarray(values[a : a + t.count], dtype=np.int64))
-        for t, a in zip(dice, starts, strict=False)
-    )
+    if not rngs:
+        return roll_totals(parsed, 0, np.random.default_rng(0))  # no draw is made
+    rolled = [roll_totals(parsed, 1, g) for g in rngs]
+    return np.concatenate([t for t, _d in rolled]), np.concatenate([d for _t, d in rolled])

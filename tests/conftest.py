@@ -101,3 +101,21 @@ def _celery_tasks_in_process(request):
     app.conf.update(task_always_eager=True, task_eager_propagates=True)
     yield
     app.conf.update(task_always_eager=before[0], task_eager_propagates=before[1])
+
+
+@pytest.fixture(autouse=True)
+def _rate_limits_start_empty(request):
+    """Each test starts with empty rate-limit counters (allauth's sign-in and sign-up limits,
+    the API's throttles and the bad-token counter all live in the cache), so one test's
+    attempts never refuse another's. The engine's tests (no Django) skip this, and so do the
+    ``redis`` tests: with REDIS_URL the cache shares its Redis database with the broker of the
+    worker those tests run."""
+    if not request.config.pluginmanager.hasplugin("django") or request.node.get_closest_marker(
+        "redis"
+    ):
+        yield
+        return
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

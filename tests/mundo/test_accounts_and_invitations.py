@@ -5,10 +5,12 @@ visitors have none.
 """
 
 import datetime
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -24,48 +26,71 @@ def client_for(user) -> Client:
     return client
 
 
-@pytest.mark.django_db
-def test_sign_up_signs_in_and_returns_to_next():
-    response = Client().post(
-        reverse("signup") + "?next=/invitacion/abc/",
-        {
-            "username": "nuevo",
-            "email": "nuevo@example.com",
-            "password1": "una-clave-larga-9",
-            "password2": "una-clave-larga-9",
-            "next": "/invitacion/abc/",
-        },
-    )
+def sign_up(client: Client, next_url: str = "", **fields) -> HttpResponse:
+    data = {
+        "username": "nuevo",
+        "email": "nuevo@example.com",
+        "password1": "una-clave-larga-9",
+        "password2": "una-clave-larga-9",
+        **fields,
+    }
+    if next_url:
+        data["next"] = next_url
+    return client.post(reverse("signup") + (f"?next={next_url}" if next_url else ""), data)
+
+
+def type_the_code(client: Client, to: str = "nuevo@example.com") -> HttpResponse:
+    """Type the verification code of the last mail sent to ``to`` on the page sign-up led to."""
+    message = [m for m in mail.outbox if to in m.to][-1]
+    code = re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", message.body, re.M).group(1)
+    return client.post(reverse("account_email_verification_sent"), {"code": code})
+
+
+def test_an_invited_visitor_signs_up_verifies_the_code_and_joins(master, campaign):
+    # The flow changed by design: sign-up now verifies the e-mail (a code typed in the same
+    # tab) before signing in, and only then goes back to ``next``: the invitation.
+    invitation = services.invitation_create(campaign=campaign, created_by=master)
+    client = Client()
+    response = sign_up(client, next_url=invitation.get_absolute_url())
     assert response.status_code == 302
-    assert response["Location"] == "/invitacion/abc/"
-    assert get_user_model().objects.filter(username="nuevo").exists()
+    assert response["Location"] == reverse("account_email_verification_sent")
+    user = get_user_model().objects.get(username="nuevo")
+    assert "_auth_user_id" not in client.session  # not signed in before the code
+    response = type_the_code(client)
+    assert response.status_code == 302
+    assert response["Location"] == invitation.get_absolute_url()
+    assert client.session["_auth_user_id"] == str(user.pk)
+    assert client.post(invitation.get_absolute_url()).status_code == 302
+    assert Membership.objects.get(campaign=campaign, user=user).role == "player"
+
+
+@pytest.mark.django_db
+def test_a_wrong_code_signs_in_nobody():
+    client = Client()
+    sign_up(client)
+    response = client.post(reverse("account_email_verification_sent"), {"code": "AAAA-AAAA"})
+    assert response.status_code == 200
+    assert "Código incorrecto." in response.content.decode()
+    assert "_auth_user_id" not in client.session
 
 
 @pytest.mark.django_db
 def test_sign_up_errors_are_spanish_and_nothing_is_saved():
-    response = Client().post(
-        reverse("signup"),
-        {"username": "x", "email": "no-es-correo", "password1": "a", "password2": "b"},
-    )
+    response = sign_up(Client(), username="x", email="no-es-correo", password1="a", password2="b")
     assert response.status_code == 200
     html = response.content.decode()
     assert "Introduzca una dirección de correo electrónico válida." in html
-    assert "Los dos campos de contraseña no coinciden." in html
+    assert "La contraseña es demasiado corta." in html
+    response = sign_up(Client(), username="x", password2="otra-clave-larga-9")
+    assert "Debe escribir la misma contraseña cada vez." in response.content.decode()
     assert not get_user_model().objects.filter(username="x").exists()
 
 
 @pytest.mark.django_db
 def test_sign_up_refuses_an_open_redirect():
-    response = Client().post(
-        reverse("signup"),
-        {
-            "username": "nuevo",
-            "email": "n@example.com",
-            "password1": "una-clave-larga-9",
-            "password2": "una-clave-larga-9",
-            "next": "https://evil.example/",
-        },
-    )
+    client = Client()
+    sign_up(client, next_url="https://evil.example/")
+    response = type_the_code(client)
     assert response["Location"] == reverse("mundo:campaign_list")
 
 

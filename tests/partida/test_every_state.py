@@ -66,10 +66,8 @@ def _post_rolls(scene, player, character: Character) -> None:
     """The four kinds of roll a post stores, for ``character`` (R2, R3, R4)."""
     access = access_scene(player, scene.pk, campaign=scene.campaign)
     specs = [
-        services.RollSpec(
-            kind="action", character=character, trait_slug="fuerza", base_threshold=30
-        ),
-        services.RollSpec(kind="action", character=character, trait_slug="percepcion"),
+        services.RollSpec(kind="action", character=character, trait="fuerza", threshold=30),
+        services.RollSpec(kind="action", character=character, trait="percepcion"),
         services.RollSpec(kind="event", probability=26, reason="¿Zombis?"),
         services.RollSpec(kind="expression", expression="2d6+1 daño"),
     ]

@@ -8,13 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reglas.errors import RulesError
+from reglas.expression_terms import term_rolls
 from reglas.expressions import (
     ConstantTerm,
     DiceTerm,
     parse_expression,
     roll_expression,
     roll_totals,
-    term_rolls,
 )
 
 

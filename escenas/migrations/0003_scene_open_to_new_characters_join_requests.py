@@ -8,8 +8,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('escenas', '0001_initial'),
-        ('personajes', '0003_expression_dice_per_term'),
+        ('escenas', '0002_roll_vocabulary_in_drafts'),
+        ('personajes', '0004_expression_dice_per_term'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

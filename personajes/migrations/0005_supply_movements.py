@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('mundo', '0005_arrival_default_shelter'),
-        ('personajes', '0003_expression_dice_per_term'),
+        ('personajes', '0004_expression_dice_per_term'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

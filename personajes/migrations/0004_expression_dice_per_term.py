@@ -9,7 +9,7 @@ from django.db import migrations
 
 def per_term(apps, schema_editor):
     from reglas.errors import RulesError
-    from reglas.expressions import term_rolls
+    from reglas.expression_terms import term_rolls
 
     Roll = apps.get_model("personajes", "Roll")
     for roll in Roll.objects.filter(kind="expression").only("id", "expression", "dice").iterator():
@@ -33,6 +33,6 @@ def per_term(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("personajes", "0002_world")]
+    dependencies = [("personajes", "0003_dirt_flags_are_the_campaign_setting")]
 
     operations = [migrations.RunPython(per_term, migrations.RunPython.noop)]
