@@ -275,6 +275,11 @@ class SceneForm(forms.Form):
         initial=Scene.Readers.MEMBERS,
         help_text=_("Story scenes: the participants and the master always may."),
     )
+    open_to_new_characters = forms.BooleanField(
+        label=_("Open to new characters"),
+        required=False,
+        help_text=_("Story scenes: each character approved from now on joins it."),
+    )
     participants = forms.ModelMultipleChoiceField(
         label=_("Participating characters"),
         queryset=Character.objects.none(),

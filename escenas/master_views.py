@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from escenas import access as scene_access
-from escenas import forms, scenes, selectors, services
+from escenas import forms, joining, scenes, selectors, services
 from escenas.views import SCENE_TEMPLATE, is_htmx
 from mundo.access import access_campaign
 from nucleo.errors import ServiceError
@@ -138,6 +138,7 @@ def scene_create(request: HttpRequest, slug: str) -> HttpResponse:
                 summary=data["summary"],
                 readers=data["readers"],
                 participants=data["participants"],
+                open_to_new_characters=data["open_to_new_characters"],
             )
         except ServiceError as exc:
             add_service_errors(form, exc)
@@ -161,6 +162,7 @@ def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "summary": scene.summary,
             "readers": scene.readers,
             "participants": list(scene.participants.all()),
+            "open_to_new_characters": scene.open_to_new_characters,
         },
     )
     if request.method == "POST" and form.is_valid():
@@ -173,6 +175,7 @@ def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                 summary=data["summary"],
                 readers=data["readers"],
                 participants=data["participants"],
+                open_to_new_characters=data["open_to_new_characters"],
             )
         except ServiceError as exc:
             add_service_errors(form, exc)
@@ -184,3 +187,23 @@ def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "escenas/scene_form.html",
         {"campaign": scene.campaign, "form": form, "scene": scene},
     )
+
+
+@login_required
+@require_POST
+def join_request_decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master lets a character into a scene, or declines (from the pending list)."""
+    campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
+    accept = request.POST.get("decision") == "accept"
+    try:
+        decided = joining.join_request_decide(
+            campaign=campaign, master=request.user, request_id=pk, accept=accept
+        )
+    except ServiceError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        words = _("%(name)s now takes part in “%(scene)s”.") if accept else _("Request declined.")
+        messages.success(
+            request, words % {"name": decided.character.name, "scene": decided.scene.title}
+        )
+    return redirect(campaign.get_absolute_url() + "#pending")

@@ -79,6 +79,11 @@ class Scene(models.Model):
         related_name="diary_scene",
         verbose_name=_("diary of"),
     )
+    open_to_new_characters = models.BooleanField(
+        _("open to new characters"),
+        default=False,
+        help_text=_("Story scenes: each newly approved character joins it."),
+    )
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     last_post_at = models.DateTimeField(_("last post"), null=True, blank=True)
 
@@ -357,6 +362,43 @@ class PostNotification(models.Model):
         return f"#{self.post_id} → {self.user_id}"
 
 
+class JoinRequest(models.Model):
+    """A player's request that their character enter a story scene it does not take part in
+    ("pedir entrar"), pending until the master lets it in or declines. At most one pending
+    request per (scene, character). Written by ``escenas.joining``."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        ACCEPTED = "accepted", _("let in")
+        DECLINED = "declined", _("declined")
+
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="join_requests")
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="+")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    created_at = models.DateTimeField(_("asked"), auto_now_add=True)
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("request to join a scene")
+        verbose_name_plural = _("requests to join a scene")
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scene", "character"],
+                condition=Q(status="pending"),
+                name="join_request_one_pending",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.character} → {self.scene}"
+
+
 # Combat in scenes lives in its own module (R19–R21); imported here so Django registers it.
 from escenas.combat_models import (  # noqa: E402
     Combat,
@@ -372,6 +414,7 @@ __all__ = [
     "Combatant",
     "Declaration",
     "Draft",
+    "JoinRequest",
     "MedicineCure",
     "NotificationPreference",
     "Post",

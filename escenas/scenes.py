@@ -52,6 +52,7 @@ def scene_create(
     summary: str = "",
     readers: str = Scene.Readers.PARTICIPANTS,
     participants: Iterable[Character] = (),
+    open_to_new_characters: bool = False,
 ) -> Scene:
     """A new story scene (with its participants) or master-notes scene; the master only.
 
@@ -71,6 +72,7 @@ def scene_create(
         title=_clean_title(title),
         summary=(summary or "").strip(),
         readers=readers,
+        open_to_new_characters=bool(open_to_new_characters) and kind == Scene.Kind.STORY,
     )
     if kind == Scene.Kind.STORY and chars:
         scene.participants.set(chars)
@@ -86,8 +88,11 @@ def scene_update(
     summary: str = "",
     readers: str | None = None,
     participants: Iterable[Character] | None = None,
+    open_to_new_characters: bool | None = None,
 ) -> Scene:
-    """Change a scene's title, summary, readers and (story) participants; the master only.
+    """Change a scene's title, summary, readers, (story) participants and whether newly
+    approved characters join it (``open_to_new_characters``, None = unchanged); the master
+    only.
 
     Raises ServiceError as ``scene_create``.
     """
@@ -98,7 +103,11 @@ def scene_update(
         if readers not in Scene.Readers.values:
             raise ServiceError({"readers": _("Choose who else may read the scene.")})
         scene.readers = readers
-    scene.save(update_fields=["title", "summary", "readers"])
+    if open_to_new_characters is not None:
+        scene.open_to_new_characters = (
+            bool(open_to_new_characters) and scene.kind == Scene.Kind.STORY
+        )
+    scene.save(update_fields=["title", "summary", "readers", "open_to_new_characters"])
     if participants is not None and scene.kind == Scene.Kind.STORY:
         scene.participants.set(_check_participants(scene.campaign, participants))
     return scene

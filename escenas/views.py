@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from escenas import access as scene_access
-from escenas import combat, forms, notifications, scenes, selectors, services
+from escenas import combat, forms, joining, notifications, scenes, selectors, services
 from escenas.combat_selectors import combat_views
 from escenas.combat_views import panel_context, post_declaration
 from escenas.models import RollRequest, Scene
@@ -141,6 +141,7 @@ def _scene_context(
         "request_form": request_form,
         "requests": requests,
         "trait_options": trait_options,
+        "post_block": None if show_form else joining.post_block(access),
         "waiting_on": selectors.waiting_on(scene),
         "now_ts": timezone.now().timestamp(),
         "feed_url": _feed_url(request, scene),
@@ -488,3 +489,21 @@ def notification_settings(request: HttpRequest) -> HttpResponse:
             messages.success(request, _("Notification settings saved."))
             return redirect("escenas:notifications")
     return render(request, "escenas/notifications.html", {"form": form, "pref": pref})
+
+
+@login_required
+@require_POST
+def join_request_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A player asks that their character enter the scene ("pedir entrar")."""
+    access = scene_access.access_scene(request.user, pk, slug=slug)
+    try:
+        character_id = int(request.POST.get("character", ""))
+    except ValueError:
+        character_id = 0
+    try:
+        joining.join_request_create(access=access, user=request.user, character_id=character_id)
+    except ServiceError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, _("Asked. The master will see it in the pending list."))
+    return redirect(access.scene.get_absolute_url() + "#join")

@@ -109,6 +109,26 @@ class LocationChoiceForm(forms.Form):
         self.fields["location"].queryset = queryset  # type: ignore[attr-defined]
 
 
+class ArrivalForm(forms.Form):
+    """The default shelter of new characters (empty: none)."""
+
+    shelter = forms.ModelChoiceField(
+        label=_("Default shelter"),
+        queryset=Location.objects.none(),
+        required=False,
+        empty_label=_("— none —"),
+        help_text=_("Where a character without a shelter lives once its sheet is approved."),
+    )
+
+    def __init__(self, *args: Any, campaign: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["shelter"].queryset = (  # type: ignore[attr-defined]
+            Location.objects.filter(settlement__campaign=campaign, kind=Location.Kind.SHELTER)
+            .select_related("settlement")
+            .order_by("settlement__name", "name")
+        )
+
+
 class RouteCheckForm(forms.Form):
     """A route across a settlement (R18): its length in m and the zombies' mode."""
 

@@ -17,6 +17,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from mundo.rule_models import Arrival as Arrival
 from mundo.rule_models import RuleChange as RuleChange
 from mundo.rule_models import validate_rule_overrides, validate_rule_tables
 from reglas.settings import RuleSettings

@@ -77,3 +77,34 @@ class RuleChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign} · {self.group} · {self.changed_at:%Y-%m-%d %H:%M}"
+
+
+class Arrival(models.Model):
+    """Where a campaign's new characters arrive: the shelter (and so its settlement) a sheet's
+    approval gives a character that has none. The kit they carry is rule settings
+    (``arrival_food_days``, ``arrival_water_days``, ``arrival_toilet_paper_rolls``).
+    One row per campaign at most; none = no default shelter. Edited on the master's rules page
+    (``mundo.rules.arrival_shelter_set``)."""
+
+    campaign = models.OneToOneField(
+        "mundo.Campaign",
+        on_delete=models.CASCADE,
+        related_name="arrival",
+        verbose_name=_("campaign"),
+    )
+    shelter = models.ForeignKey(
+        "mundo.Location",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("default shelter"),
+        limit_choices_to={"kind": "shelter"},
+    )
+
+    class Meta:
+        verbose_name = _("arrival of new characters")
+        verbose_name_plural = _("arrivals of new characters")
+
+    def __str__(self) -> str:
+        return f"{self.campaign} · {self.shelter or '—'}"

@@ -20,7 +20,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from mundo.access import require_master
-from mundo.models import Campaign, RuleChange
+from mundo.models import Arrival, Campaign, Location, RuleChange
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock
 from nucleo.rules_errors import rules_message
@@ -86,6 +86,12 @@ SETTING_WORDS: dict[str, tuple[Any, Any]] = {
     "amputation_threshold": (_("Threshold of the amputation after a bite"), PERCENT),
     "allow_shelter_stash": (_("Automatic consumption may take from the shelter's stash"), ""),
     "spoil_days": (_("Days perishable food keeps after a power cut"), DAYS),
+    "arrival_food_days": (_("Food a new character arrives with"), DAYS),
+    "arrival_water_days": (_("Water a new character arrives with"), DAYS),
+    "arrival_toilet_paper_rolls": (
+        _("Toilet paper a new character arrives with"),
+        _("paper rolls"),
+    ),
     "utility_cut_percent_per_day": (_("Chance of a power or water cut per day elapsed"), PERCENT),
     "growth_rate": (_("Growth rate r of a new settlement's zombie curve"), _("per day")),
     "initial_zombies": (_("Zombies at the start of the curve (P0)"), _("zombies")),
@@ -376,3 +382,38 @@ def rule_table_save(
 def rule_changes(campaign: Campaign, limit: int = 30) -> list[RuleChange]:
     """The campaign's latest rule changes, newest first, with their user (one query)."""
     return list(RuleChange.objects.filter(campaign=campaign).select_related("user")[:limit])
+
+
+# --- arrival: the default shelter of new characters ---------------------------------------------
+
+
+def arrival_shelter(campaign: Campaign) -> Location | None:
+    """The shelter a newly approved character moves into, or None (one query)."""
+    found = Arrival.objects.filter(campaign=campaign).select_related("shelter__settlement").first()
+    return found.shelter if found is not None else None
+
+
+def arrival_shelter_set(
+    *, campaign: Campaign, user: AnyUser, shelter_id: int | None
+) -> RuleChange | None:
+    """Choose the default shelter of new characters (None: none) and log the change as the
+    group ``arrival``. Returns the ``RuleChange``, or None when nothing changed. Raises
+    ServiceError ``{"shelter": …}`` for a place that is not a shelter of this campaign, and
+    for a user who is not the campaign's master."""
+    require_master(campaign, user, _("Only the campaign's master can change its rules."))
+    with campaign_lock(campaign.pk) as locked:
+        shelter = None
+        if shelter_id is not None:
+            shelter = Location.objects.filter(
+                pk=shelter_id, kind=Location.Kind.SHELTER, settlement__campaign=locked
+            ).first()
+            if shelter is None:
+                raise ServiceError({"shelter": _("Choose one of this campaign's shelters.")})
+        arrival, _created = Arrival.objects.get_or_create(campaign=locked)
+        if arrival.shelter_id == (shelter.pk if shelter else None):
+            return None
+        old = str(arrival.shelter) if arrival.shelter_id else None
+        arrival.shelter = shelter
+        arrival.save(update_fields=["shelter"])
+        change = {"name": "arrival.shelter", "old": old, "new": str(shelter) if shelter else None}
+        return _log(locked, user, "arrival", [change])

@@ -16,6 +16,8 @@ from mundo.models import Campaign, Invitation, Location, WorldRoll
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
+from reglas.settings import RuleSettings
+from reglas.supplies import arrival_kit
 
 CURVE_DAYS = 30
 
@@ -318,7 +320,26 @@ def rules_master(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     action = request.POST.get("action", "") if request.method == "POST" else None
     settings_forms, table_forms = _rule_forms(campaign, request.POST or None, action)
-    if action is not None:
+    shelter = rules.arrival_shelter(campaign)
+    arrival_form = forms.ArrivalForm(
+        request.POST if action == "arrival" else None,
+        campaign=campaign,
+        initial={"shelter": shelter},
+        prefix="arrival",
+    )
+    if action == "arrival":
+        if arrival_form.is_valid():
+            chosen = arrival_form.cleaned_data["shelter"]
+            try:
+                change = rules.arrival_shelter_set(
+                    campaign=campaign, user=request.user, shelter_id=chosen.pk if chosen else None
+                )
+            except ServiceError as exc:
+                add_service_errors(arrival_form, exc)
+            else:
+                messages.success(request, _("Rules saved.") if change else _("Nothing changed."))
+                return redirect("mundo:rules", slug=campaign.slug)
+    elif action is not None:
         posted = {f"settings:{f.group}": f for f in settings_forms}
         posted.update({f"table:{f.table}": f for f in table_forms})
         form = posted.get(action)
@@ -343,6 +364,10 @@ def rules_master(request: HttpRequest, slug: str) -> HttpResponse:
             "settings_forms": settings_forms,
             "table_forms": table_forms,
             "table_titles": rules.TABLE_TITLES,
+            "arrival_form": arrival_form,
+            "arrival_shelter": shelter,
+            "kit": arrival_kit(campaign.rules),
+            "rulebook": RuleSettings(),
             "changes": rules.rule_changes(campaign),
             "failed": action,
         },

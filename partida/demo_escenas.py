@@ -112,7 +112,8 @@ def _offtopic_posts(offtopic: Scene, *, master: Any, ana: Any) -> None:
 
 def _story_scene(campaign: Campaign, *, master: Any, participants: list[Character]) -> Scene:
     """The petrol-station story scene, found by its title or created by ``master``, public,
-    with ``participants`` (Lucía and Tomás) in it."""
+    with ``participants`` (Lucía and Tomás) in it, open to new characters (Elena joins it
+    when the master approves her sheet)."""
     story = Scene.objects.filter(campaign=campaign, title=STORY_TITLE).first()
     if story is None:
         story = scenes.scene_create(
@@ -122,7 +123,10 @@ def _story_scene(campaign: Campaign, *, master: Any, participants: list[Characte
             summary=STORY_SUMMARY,
             readers=Scene.Readers.PUBLIC,
             participants=participants,
+            open_to_new_characters=True,
         )
+    elif not story.open_to_new_characters:
+        Scene.objects.filter(pk=story.pk).update(open_to_new_characters=True)
     return story
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mundo.models import Campaign, DayTick, Location, Settlement
+from mundo.models import Arrival, Campaign, DayTick, Location, Settlement
 from partida.tick import advance_day
+from personajes import movements
 from personajes.models import Character, ItemType, ShelterStash
 
 DAYS_PLAYED = 3
@@ -66,6 +67,9 @@ STASHES: dict[str, list[tuple[str, int]]] = {
     "Iglesia de San Roque": [("Lata de conservas", 12), ("Botella de agua", 8)],
 }
 
+# Where a newly approved character lives (the campaign's default shelter).
+ARRIVAL_SHELTER = "Polideportivo municipal"
+
 # Demo character name → shelter name.
 HOMES = {
     "Lucía Ferrer": "Polideportivo municipal",
@@ -111,6 +115,10 @@ def load(campaign: Campaign, stdout: Any) -> None:
                 ShelterStash.objects.get_or_create(
                     shelter=shelter, item_type=items[item_name], defaults={"quantity": units}
                 )
+    # New characters arrive at the Polideportivo (the master's rules page, "Arrival").
+    arrival_home = places.get(ARRIVAL_SHELTER)
+    if arrival_home is not None:
+        Arrival.objects.update_or_create(campaign=campaign, defaults={"shelter": arrival_home})
     for character in Character.objects.filter(campaign=campaign, name__in=list(HOMES)):
         shelter = places.get(HOMES[character.name])
         if shelter is not None and character.shelter_id is None:
@@ -118,6 +126,7 @@ def load(campaign: Campaign, stdout: Any) -> None:
                 shelter=shelter, settlement=shelter.settlement
             )
     if first_time:
+        _first_movements(campaign, items)
         # The campaign was created DAYS_PLAYED days before today's day (cargar_demo): these
         # ticks bring it to today.
         for _ in range(DAYS_PLAYED):
@@ -125,3 +134,19 @@ def load(campaign: Campaign, stdout: Any) -> None:
             campaign.refresh_from_db()
             stdout.write(f"  {result.message}")
     campaign.refresh_from_db()
+
+
+def _first_movements(campaign: Campaign, items: dict[str, ItemType]) -> None:
+    """A movement history for the demo (once, before the first tick): Tomás leaves two cans
+    in San Roque's stash and takes a bottle back; the approvals already logged the kits."""
+    tomas = Character.objects.filter(campaign=campaign, name="Tomás Vidal").first()
+    can, water = items.get("Lata de conservas"), items.get("Botella de agua")
+    if tomas is None or tomas.shelter_id is None or can is None or water is None:
+        return
+    tomas.refresh_from_db()
+    movements.movement_stash(
+        character=tomas, user=tomas.player, item_type_id=can.pk, quantity=2, leave=True
+    )
+    movements.movement_stash(
+        character=tomas, user=tomas.player, item_type_id=water.pk, quantity=1, leave=False
+    )

@@ -10,14 +10,17 @@ Source: RULES.md R15 (what a character carries).
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from django.db.models import F
 from django.utils.translation import gettext as _
 
+from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_locked
+from nucleo.users import AnyUser
 from personajes._helpers import by_character
-from personajes.models import Character, InventoryItem, ItemType
+from personajes.models import Character, InventoryItem, ItemType, Movement
 
 
 def _parse_quantity(quantity: object) -> Decimal:
@@ -59,7 +62,11 @@ def _check_item_type(character: Character, item_type: ItemType) -> None:
 
 @campaign_locked(by_character)
 def inventory_add(
-    *, character: Character, item_type: ItemType, quantity: Decimal | int | str
+    *,
+    character: Character,
+    item_type: ItemType,
+    quantity: Decimal | int | str,
+    user: AnyUser = None,
 ) -> InventoryItem:
     """Add ``quantity`` units (Decimal > 0, up to 3 decimals; "1,5" accepted) of an item of
     the character's campaign to what the character carries; returns the row, refreshed.
@@ -67,6 +74,7 @@ def inventory_add(
     The addition is an ``F()`` update, so two simultaneous additions both count.
     Raises ServiceError({"quantity": …}) for zero, negative or non-numbers, and
     ({"item_type": …}) for another campaign's item.
+    Logged as a ``Movement`` (given by the master, by ``user``).
     Source: RULES.md R15 (what a character carries).
     """
     amount = _parse_quantity(quantity)
@@ -74,12 +82,17 @@ def inventory_add(
     item, _created = InventoryItem.objects.get_or_create(character=character, item_type=item_type)
     InventoryItem.objects.filter(pk=item.pk).update(quantity=F("quantity") + amount)
     item.refresh_from_db(fields=["quantity"])
+    _record(character, item_type, amount, user, to_character=character, reason="master_give")
     return item
 
 
 @campaign_locked(by_character)
 def inventory_remove(
-    *, character: Character, item_type: ItemType, quantity: Decimal | int | str
+    *,
+    character: Character,
+    item_type: ItemType,
+    quantity: Decimal | int | str,
+    user: AnyUser = None,
 ) -> InventoryItem:
     """Take ``quantity`` units of an item from the character; returns the row, refreshed.
 
@@ -87,8 +100,8 @@ def inventory_remove(
     ``F()`` update (``quantity >= amount``), so two simultaneous removals can never take more
     than there is; the database's ``quantity >= 0`` constraint stays the last line of defence.
     Raises ServiceError({"quantity": …}) for a bad quantity or more than the character has,
-    ({"item_type": …}) for another campaign's item.
-    Source: RULES.md R15.
+    ({"item_type": …}) for another campaign's item. Logged as a ``Movement`` (taken by the
+    master, by ``user``). Source: RULES.md R15.
     """
     amount = _parse_quantity(quantity)
     _check_item_type(character, item_type)
@@ -111,7 +124,22 @@ def inventory_remove(
                 }
             }
         )
+    _record(character, item_type, amount, user, from_character=character, reason="master_take")
     return InventoryItem.objects.get(character=character, item_type=item_type)
+
+
+def _record(
+    character: Character, item_type: ItemType, amount: Decimal, user: AnyUser, **sides: Any
+) -> None:
+    """The change's ``Movement`` row (the master's give or take; ``user`` who made it)."""
+    Movement.objects.create(
+        campaign_id=character.campaign_id,
+        day=Campaign.objects.values_list("current_day", flat=True).get(pk=character.campaign_id),
+        item_type=item_type,
+        quantity=amount,
+        made_by=user if user is not None and user.is_authenticated else None,
+        **sides,
+    )
 
 
 __all__ = ["inventory_add", "inventory_remove"]

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign
+from personajes.movement_models import Movement as Movement
 
 PORTRAIT_MAX_BYTES = 2 * 1024 * 1024
 PORTRAIT_CONTENT_TYPES = ("image/jpeg", "image/png", "image/webp", "image/gif")

@@ -27,7 +27,9 @@ from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_locked
 from nucleo.users import AnyUser
+from personajes import signals
 from personajes._helpers import INTEGER_TEXT, by_character, clean_reason, lock_character
+from personajes.arrival import arrival_give
 from personajes.mapping import CONDITION_FIELDS, trait_definitions
 from personajes.models import Character, SheetChange, Trait, TraitValue
 from personajes.portraits import validate_portrait
@@ -198,6 +200,8 @@ def sheet_save(
     if submit:
         locked.status = Character.Status.SUBMITTED
     locked.save()
+    if submit:
+        signals.sheet_submitted.send(sender=Character, character=locked, user=user)
     return locked
 
 
@@ -208,12 +212,14 @@ def sheet_review(
     """The campaign's master approves a SUBMITTED sheet, or returns it to the player.
 
     Approve → APPROVED (locked for the player), ``review_comment`` = ``comment`` (may be
-    empty). Return → DRAFT with ``review_comment`` = ``comment``, which is then required.
+    empty), and the arrival: the campaign's kit and default shelter (``personajes.arrival``).
+    Return → DRAFT with ``review_comment`` = ``comment``, which is then required.
     Approval re-checks the sheet against the campaign's current ``creation_points`` and
     ``trait_cap`` (the master may have changed them, or added a trait, since submission).
     Raises ServiceError: not the master; the sheet is not submitted; no comment when
     returning (``{"comment": …}``); the points no longer add up.
-    Source: RULES.md R5.
+    Sends ``personajes.signals.sheet_reviewed`` (the scenes open to newcomers, the player's
+    notice). Source: RULES.md R5, R15.
     """
     text = (comment or "").strip()
     locked = lock_character(character)
@@ -245,6 +251,16 @@ def sheet_review(
     locked.status = Character.Status.APPROVED if approve else Character.Status.DRAFT
     locked.review_comment = text
     locked.save(update_fields=["status", "review_comment", "updated_at"])
+    kit, shelter = arrival_give(character=locked, user=master) if approve else ([], None)
+    signals.sheet_reviewed.send(
+        sender=Character,
+        character=locked,
+        master=master,
+        approved=approve,
+        comment=text,
+        kit=kit,
+        shelter=shelter,
+    )
     return locked
 
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from personajes import views
+from personajes import movement_views, views
 
 app_name = "personajes"
 
@@ -14,4 +14,9 @@ urlpatterns = [
     path("personajes/<id:pk>/revision/", views.character_review, name="review"),
     path("personajes/<id:pk>/editar/", views.character_master_edit, name="master_edit"),
     path("personajes/<id:pk>/tirada/", views.character_roll, name="roll"),
+    path(
+        "personajes/<id:pk>/suministros/",
+        movement_views.character_supplies,
+        name="supplies",
+    ),
 ]

@@ -40,6 +40,7 @@ from nucleo.errors import ServiceError
 from personajes import forms, rolls, selectors, sheets
 from personajes.access import CharacterAccess, access_character
 from personajes.models import Character, Roll, SheetChange
+from personajes.movement_views import supplies_context
 from personajes.traits import campaign_traits
 from reglas.core import breakdown_total
 from reglas.dice import action_chance
@@ -206,6 +207,7 @@ def _detail_context(
             "inventory": list(selectors.character_inventory(character)),
             "rolls": list(selectors.character_rolls(character, access.viewer.user)[:RECENT_ROLLS]),
             "changes": _recent_changes(character),
+            **supplies_context(access),
         }
     return context
 

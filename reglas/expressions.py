@@ -508,24 +508,11 @@ def roll_expression(
             modifier += term.sign * term.value
             total += term.sign * term.value
             continue
-        faces = rng.integers(1, term.faces + 1, size=term.count, dtype=np.int64)
-        count: int | None = None
-        if term.comparison is not None:
-            count = int(np.count_nonzero(term.comparison.test(faces)))
-            value = term.sign * count
-            successes = (successes or 0) + count
-        else:
-            value = term.sign * int(faces.sum())
-        total += value
-        rolls.append(
-            TermRoll(
-                expression=str(term),
-                sign=term.sign,
-                faces=tuple(int(f) for f in faces),
-                successes=count,
-                value=value,
-            )
-        )
+        rolled = term_roll(term, rng.integers(1, term.faces + 1, size=term.count, dtype=np.int64))
+        if rolled.successes is not None:
+            successes = (successes or 0) + rolled.successes
+        total += rolled.value
+        rolls.append(rolled)
     return ExpressionRoll(
         expression=parsed,
         dice=tuple(rolls),
@@ -534,6 +521,14 @@ def roll_expression(
         successes=successes,
         reason=parsed.reason,
     )
+
+
+def term_roll(term: DiceTerm, faces: NDArray[np.int64]) -> TermRoll:
+    """The record of one dice term's ``faces``: successes when compared, signed value.
+    Source: RULES.md R4."""
+    count = None if term.comparison is None else int(np.count_nonzero(term.comparison.test(faces)))
+    value = term.sign * (int(faces.sum()) if count is None else count)
+    return TermRoll(str(term), term.sign, tuple(int(f) for f in faces), count, value)
 
 
 def roll_totals(

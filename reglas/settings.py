@@ -123,6 +123,13 @@ class RuleSettings:
     # Not in the rulebook: how many days perishable food keeps once it spoils (e.g. without
     # refrigeration). Kept here so the supplies side has one number to read.
     spoil_days: int = _s(2, "R15", "Días que aguanta la comida perecedera.")
+    # Not in the rulebook: what a new character carries when its sheet is approved (the
+    # arrival kit), in days of the R6 needs, so it follows daily_kcal and daily_water_l.
+    arrival_food_days: float = _s(2.0, "R15", "Días de comida con que llega un personaje nuevo.")
+    arrival_water_days: float = _s(2.0, "R15", "Días de agua con que llega un personaje nuevo.")
+    arrival_toilet_paper_rolls: float = _s(
+        1.0, "R15", "Rollos de papel higiénico con que llega un personaje nuevo."
+    )
     # R16 utilities
     utility_cut_percent_per_day: float = _s(
         1.0, "R16", "Probabilidad (%) de corte de luz o agua por cada día tras el apocalipsis."

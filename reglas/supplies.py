@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reglas.errors import RulesError
+from reglas.settings import RuleSettings
 from reglas.tables import DEFAULT_SUPPLIES, SuppliesTable, SupplyBand
 
 __all__ = ["SHOP_TYPES", "ShopSupplies", "band_for", "roll_shop_supplies"]
@@ -155,4 +156,26 @@ def roll_shop_supplies(
         water_l=shop.water_l * share // 100,
         toilet_paper_rolls=shop.toilet_paper_rolls * share // 100,
         medicine_doses=shop.medicine_doses * share // 100,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ArrivalKit:
+    """What a new character carries when its sheet is approved: ``food_kcal`` (kcal),
+    ``water_l`` (L) and ``toilet_paper_rolls`` (rolls)."""
+
+    food_kcal: float
+    water_l: float
+    toilet_paper_rolls: float
+
+
+def arrival_kit(settings: RuleSettings) -> ArrivalKit:
+    """The arrival kit of ``settings``: ``arrival_food_days`` × ``daily_kcal`` kcal,
+    ``arrival_water_days`` × ``daily_water_l`` L and ``arrival_toilet_paper_rolls`` rolls
+    (defaults: 4 000 kcal, 4 L, 1 roll). Not in the rulebook: our reading of how a character
+    enters play with something to eat. Source: RULES.md R6, R15."""
+    return ArrivalKit(
+        food_kcal=round(settings.arrival_food_days * settings.daily_kcal, 3),
+        water_l=round(settings.arrival_water_days * settings.daily_water_l, 3),
+        toilet_paper_rolls=round(settings.arrival_toilet_paper_rolls, 3),
     )

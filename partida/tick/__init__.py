@@ -50,6 +50,11 @@ Readings of the rules chosen here (see also ``reglas.day``):
 - Perishable food spoils ``spoil_days`` days after its grid's power was cut: edible through
   day cut + spoil_days, skipped from the day after (as ``take_food`` skips ``spoil_day < today``).
 - Sick housemates (R10) count characters with a running disease (not infections).
+- The day's consumption writes no ``personajes.Movement`` rows (every other stock change
+  does): it would be up to characters × items rows a day (tens of thousands for 10 000
+  characters), one more statement and most of the tick's write volume, for what the diary
+  already records per character and day (kcal eaten, litres drunk, R25). The stacks' new
+  quantities are still written in one UPDATE per table, as before.
 """
 
 from __future__ import annotations

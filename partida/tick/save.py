@@ -25,6 +25,8 @@ from personajes.models import Character, DiaryEntry, InventoryItem, Roll, Shelte
 from reglas.characters import is_dirt_sensitive
 from reglas.core import Breakdown, RollPurpose
 from reglas.day import F64, I64, BreakdownTable, CharactersDayOutcome
+from reglas.expression_terms import term_rolls
+from reglas.expressions import parse_expression
 from reglas.health import RESISTANCE_TRAIT
 from reglas.settings import RuleSettings
 
@@ -114,10 +116,15 @@ def write_rolls(
     """The day's resistance rolls (R12) and new diseases' durations, with their dice, through
     the ledger, each under the key its dice were drawn from (``health_roll_key``: a character
     has at most one of them a day, so its sequence is 0; the ledger checks it).
-    Source: RULES.md R12, DESIGN.md "Randomness and the roll ledger".
+    A duration's dice are stored per term (``reglas.expressions.TermRoll.as_dict``), the shape
+    of every expression roll. Source: RULES.md R4, R12, DESIGN.md "Randomness and the roll
+    ledger".
     """
     ids, res, health = loaded.ids, out.resistance, out.health
     resistance_dirty = is_dirt_sensitive(RESISTANCE_TRAIT, rules)  # as the roll's penalty is
+    # A duration is stored as every expression roll is (R4): one entry per dice term with its
+    # faces, so the pages read one shape of dice whoever rolled them.
+    duration = parse_expression(rules.disease_duration)
     # The reasons are stored words (a roll's row is its record), in the site's language.
     with translation.override(settings.LANGUAGE_CODE):
         resistance_reason = gettext("Resistance roll at the end of the disease (R12)")
@@ -153,7 +160,9 @@ def write_rolls(
                 character=int(ids[i]),
                 reason=duration_reason,
                 expression=rules.disease_duration,
-                dice=json.dumps(health.duration_dice[i].tolist()),
+                dice=json.dumps(
+                    [t.as_dict() for t in term_rolls(duration, health.duration_dice[i])]
+                ),
                 total=int(health.duration[i]),
             ),
             drawn_with=health_roll_key(closed, ids[i]),

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from django import template
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils.formats import number_format
 
 from mundo.models import Campaign
-from personajes.models import Character, Roll
+from personajes.models import Character, Movement, Roll
 
 register = template.Library()
 
@@ -52,4 +52,18 @@ def approved_characters(campaign: Campaign) -> QuerySet[Character]:
         Character.objects.filter(campaign=campaign, status=Character.Status.APPROVED)
         .select_related("player")
         .order_by("name")
+    )
+
+
+@register.simple_tag
+def place_movements(campaign: Campaign, limit: int = 50) -> list[Movement]:
+    """The latest movements from or to the campaign's places (stashes, shops), newest first:
+    one query. For the master's world page. Source: RULES.md R15, R23."""
+    involving_place = Q(from_place__isnull=False) | Q(to_place__isnull=False)
+    return list(
+        Movement.objects.filter(involving_place, campaign=campaign)
+        .select_related(
+            "item_type", "from_character", "to_character", "from_place", "to_place", "made_by"
+        )
+        .order_by("-created_at", "-id")[:limit]
     )

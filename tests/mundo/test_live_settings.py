@@ -232,6 +232,9 @@ CASES: dict[str, Case] = {
     # R15
     "allow_shelter_stash": Case(False, stash_kcal),
     "spoil_days": Case(5, db=lambda o: _spoiled_milk_left(o)),
+    "arrival_food_days": Case(3.0, db=lambda o: _arrival_kit(o)),
+    "arrival_water_days": Case(0.5, db=lambda o: _arrival_kit(o)),
+    "arrival_toilet_paper_rolls": Case(2.0, db=lambda o: _arrival_kit(o)),
     # R16
     "utility_cut_percent_per_day": Case(2.0, db=lambda o: _cut_probability(o)),
     # R17
@@ -393,6 +396,25 @@ def _spoiled_milk_left(overrides: dict[str, Any]) -> Decimal:
     Grid.objects.create(campaign=campaign, power_on=False, power_cut_day=4)
     advance_day(campaign)
     return InventoryItem.objects.get(character=pc, item_type=milk).quantity
+
+
+def _arrival_kit(overrides: dict[str, Any]) -> dict[str, Decimal]:
+    # What an approved sheet carries: units of the catalogue by kind (issue 11, arrival).
+    from mundo.models import Membership
+    from personajes import sheets
+    from personajes.models import Character, InventoryItem
+    from tests.factories import CharacterFactory, MembershipFactory, UserFactory
+
+    campaign = _campaign(overrides)
+    master = UserFactory()
+    MembershipFactory(campaign=campaign, user=master, role=Membership.Role.MASTER)
+    pc = CharacterFactory(
+        campaign=campaign, status=Character.Status.SUBMITTED, allocation={"fuerza": 10}
+    )
+    sheets.sheet_review(character=pc, master=master, approve=True)
+    return dict(
+        InventoryItem.objects.filter(character=pc).values_list("item_type__kind", "quantity")
+    )
 
 
 def _cut_probability(overrides: dict[str, Any]) -> int:

@@ -1,6 +1,8 @@
 """``manage.py cargar_demo``: the rulebook's campaign, loaded idempotently."""
 
 import datetime
+from collections import Counter
+from decimal import Decimal
 from io import StringIO
 
 import pytest
@@ -253,3 +255,48 @@ def test_demo_story_has_a_finished_fight_and_one_in_progress():
     assert declared.combatant.character.name == "Lucía Ferrer" and declared.action == "attack"
     html = Client().get(story.get_absolute_url()).content.decode()
     assert "En el taller" in html and "La primera visita" in html
+
+
+@pytest.mark.django_db
+def test_the_demo_shows_the_arrival_and_the_masters_pending_sheet():
+    from escenas.models import Scene
+    from mundo.models import Arrival
+    from personajes.sheets import sheet_review
+
+    load_demo()
+    campaign = Campaign.objects.get(slug="valle-gris")
+    assert Arrival.objects.get(campaign=campaign).shelter.name == "Polideportivo municipal"
+    story = Scene.objects.get(campaign=campaign, title__startswith="La gasolinera")
+    assert story.open_to_new_characters
+    # Elena's sheet waits in the master's pending list, with the count.
+    master = Client()
+    assert master.login(username="master", password="partida-master")
+    page = master.get(campaign.get_absolute_url()).content.decode()
+    assert "1 pendiente" in page
+    assert "Hoja de Elena Soto (carla) esperando tu revisión" in page
+    # Lucía was approved with the arrival kit (the catalogue's first food by name: 16 bars of
+    # 250 kcal; 3 bottles of 1.5 L; one roll) on top of her own 3 cans and 2 bottles; days 4–6
+    # ate the food, drank 6 of the 7.5 L and used 3 × 0.2 of a roll she had only from the kit.
+    lucia = Character.objects.get(campaign=campaign, name="Lucía Ferrer")
+    carried = dict(
+        InventoryItem.objects.filter(character=lucia).values_list("item_type__name", "quantity")
+    )
+    assert carried["Rollo de papel higiénico"] == Decimal("0.400")
+    assert carried["Botella de agua"] == Decimal("1.001")
+    # A movement history: the kits, and Tomás's visit to San Roque's stash.
+    from personajes.models import Movement
+
+    tomas = Character.objects.get(campaign=campaign, name="Tomás Vidal")
+    reasons = Movement.objects.filter(campaign=campaign).values_list("reason", flat=True)
+    # Two kits of three lines; the 12 starting items the master gave; Tomás at the stash.
+    assert Counter(reasons) == {"arrival": 6, "master_give": 12, "stash_leave": 1, "stash_take": 1}
+    bruno = Client()
+    assert bruno.login(username="bruno", password="partida-bruno")
+    sheet = bruno.get(tomas.get_absolute_url()).content.decode()
+    assert "Historial de movimientos" in sheet and "dejado en la despensa" in sheet
+    # Approving Elena now puts her in the story scene (open to new characters).
+    elena = Character.objects.get(campaign=campaign, name="Elena Soto")
+    sheet_review(
+        character=elena, master=get_user_model().objects.get(username="master"), approve=True
+    )
+    assert story.participants.filter(pk=elena.pk).exists()

@@ -22,6 +22,10 @@ History of the recording (each change intended; nothing else differed):
    follows from them changed; every stored key now reproduces its dice
    (``test_every_stored_tick_roll_is_reproduced_by_its_key``), and the characters got fixed ids
    since the keys hold them.
+3. Re-recorded when a disease's duration roll (an expression roll, R12) began to keep its
+   faces per dice term, as every expression roll does (``reglas.expression_terms``): the
+   recorded ``[4]`` of ``1d6+2`` reads ``[{"expression": "1d6", "sign": 1, "faces": [4], …}]``;
+   nothing else changed (no die, quantity or counter).
 
 Cast: Villarejo (own grid, own climate) with the Polideportivo (running water, latrine 25 m,
 a stocked stash with medicine) and Robledo (the region's grid and weather) with the Nave (no
@@ -270,6 +274,7 @@ def test_every_stored_tick_roll_is_reproduced_by_its_key():
     # The ledger's promise: the faces of a stored roll come from make_rng(entropy, its key).
     from reglas.core import make_rng
     from reglas.dice import roll_actions
+    from reglas.expression_terms import term_rolls
     from reglas.expressions import roll_totals
 
     campaign = build()
@@ -287,4 +292,5 @@ def test_every_stored_tick_roll_is_reproduced_by_its_key():
             assert bool(again.success[0]) == roll.success
         else:
             total, dice = roll_totals(roll.expression, 1, rng)
-            assert dice[0].tolist() == roll.dice and int(total[0]) == roll.total
+            terms = [t.as_dict() for t in term_rolls(roll.expression, dice[0])]
+            assert terms == roll.dice and int(total[0]) == roll.total

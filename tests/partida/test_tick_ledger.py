@@ -36,7 +36,17 @@ def duration(pc: Character, faces: list[int], total: int) -> LedgerRow:
             "character": pc.pk,
             "reason": "Duración de la enfermedad (R12)",
             "expression": "1d6+2",
-            "dice": json.dumps(faces),
+            "dice": json.dumps(
+                [
+                    {
+                        "expression": "1d6",
+                        "sign": 1,
+                        "faces": faces,
+                        "successes": None,
+                        "value": sum(faces),
+                    }
+                ]
+            ),
             "total": total,
         },
     )
@@ -63,11 +73,53 @@ def test_bulk_rolls_get_the_ledgers_sequences_in_one_insert(campaign, pc):
         .order_by("id")
         .values_list("generator_key", "dice", "total", "day", "engine_version", "campaign_id")
     )
-    assert rows == [
-        ([7, 22, pc.pk, 0], [3], 5, 7, ENGINE_VERSION, campaign.pk),
-        ([7, 22, pc.pk, 1], [6], 8, 7, ENGINE_VERSION, campaign.pk),
-        ([7, 22, pc.pk, 2], [1], 3, 7, ENGINE_VERSION, campaign.pk),
+    assert [(key, [t["faces"] for t in dice], *rest) for key, dice, *rest in rows] == [
+        ([7, 22, pc.pk, 0], [[3]], 5, 7, ENGINE_VERSION, campaign.pk),
+        ([7, 22, pc.pk, 1], [[6]], 8, 7, ENGINE_VERSION, campaign.pk),
+        ([7, 22, pc.pk, 2], [[1]], 3, 7, ENGINE_VERSION, campaign.pk),
     ]
+
+
+def test_old_tick_durations_are_rewritten_per_term(campaign, pc):
+    # Before personajes 0004 the tick stored a duration's faces as plain numbers; the
+    # migration rewrites them from the stored expression (the faces do not change).
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("personajes.migrations.0004_expression_dice_per_term")
+    common = {"campaign": campaign, "character": pc, "day": 7, "engine_version": "x"}
+    old = Roll.objects.create(
+        kind=Roll.Kind.EXPRESSION,
+        expression="1d6+2",
+        dice=[4],
+        total=6,
+        generator_key=[7, 22, pc.pk, 0],
+        **common,
+    )
+    odd = Roll.objects.create(
+        kind=Roll.Kind.EXPRESSION,
+        expression="",
+        dice=[2, 5],
+        total=7,
+        generator_key=[7, 22, pc.pk, 1],
+        **common,
+    )
+    action = Roll.objects.create(
+        kind=Roll.Kind.ACTION, dice=[40, 7], generator_key=[7, 22, pc.pk, 2], **common
+    )
+    migration.per_term(apps, None)
+    migration.per_term(apps, None)  # a second run changes nothing
+    old.refresh_from_db()
+    odd.refresh_from_db()
+    action.refresh_from_db()
+    assert old.dice == [
+        {"expression": "1d6", "sign": 1, "faces": [4], "successes": None, "value": 4}
+    ]
+    assert odd.dice == [
+        {"expression": "2d?", "sign": 1, "faces": [2, 5], "successes": None, "value": 7}
+    ]
+    assert action.dice == [40, 7]
 
 
 def test_bulk_rolls_need_the_campaign_lock_and_one_set_of_fields(campaign, pc):

@@ -151,6 +151,13 @@ PAGES: dict[str, Page] = {
         {"master": 302, "player_a": 302, "player_b": 403, "outsider": 404, "anonymous": 302},
         data={"trait": "fuerza", "threshold": "30"},
     ),
+    "supplies POST": Page(
+        "post",
+        "/personajes/{approved}/suministros/",
+        # Other members read the approved sheet but move nothing of it: 403.
+        {"master": 302, "player_a": 302, "player_b": 403, "outsider": 404, "anonymous": 302},
+        data={"action": "take", "item_type": "", "quantity": "1"},
+    ),
     "roll chance (htmx POST)": Page(
         "post",
         "/personajes/{approved}/tirada/",

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reglas.errors import RulesError
+from reglas.expression_terms import term_rolls
 from reglas.expressions import (
     ConstantTerm,
     DiceTerm,
@@ -226,3 +227,26 @@ def test_arbitrary_text_parses_or_raises_rules_error(text: str) -> None:
     except RulesError:
         return
     assert parsed.dice_count <= 1000
+
+
+@pytest.mark.parametrize("text", ["1d6+2", "4d6-1d4+3", "3d100<=40", "2d6+1d4>=3-2"])
+def test_a_bulk_rolled_row_is_recorded_per_term_as_one_roll_would_be(text):
+    # The same generator state draws the same faces in both: a single roll_expression and a
+    # one-row roll_totals; term_rolls turns the row into roll_expression's record.
+    single = roll_expression(text, rng(5))
+    totals, dice = roll_totals(text, 1, rng(5))
+    terms = term_rolls(text, dice[0])
+    assert [t.as_dict() for t in terms] == [t.as_dict() for t in single.dice]
+    assert sum(t.value for t in terms) + single.modifier == int(totals[0]) == single.total
+
+
+def test_term_rolls_splits_the_faces_in_term_order():
+    terms = term_rolls("2d6-1d4>=3+1", [6, 2, 4])
+    assert [t.as_dict() for t in terms] == [
+        {"expression": "2d6", "sign": 1, "faces": [6, 2], "successes": None, "value": 8},
+        {"expression": "1d4>=3", "sign": -1, "faces": [4], "successes": 1, "value": -1},
+    ]
+    with pytest.raises(RulesError) as refused:
+        term_rolls("1d6+2", [3, 4])
+    assert refused.value.code == "expression_faces_mismatch"
+    assert refused.value.params == {"expression": "1d6+2", "expected": 1, "given": 2}

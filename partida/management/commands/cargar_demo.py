@@ -129,7 +129,12 @@ def load_characters(
             if status == Character.Status.APPROVED:
                 character = sheet_review(character=character, master=master, approve=True)
             for item_name, quantity in inventory:
-                inventory_add(character=character, item_type=items[item_name], quantity=quantity)
+                inventory_add(
+                    character=character,
+                    item_type=items[item_name],
+                    quantity=quantity,
+                    user=master,
+                )
         characters.append(character)
     return characters
 
