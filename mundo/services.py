@@ -32,6 +32,7 @@ from mundo.models import (
     Settlement,
     WorldRoll,
 )
+from nucleo import bounds
 from nucleo.errors import ServiceError
 from nucleo.ledger import roll_record
 from nucleo.locks import campaign_lock, campaign_locked, lock_row, lock_rows
@@ -198,14 +199,22 @@ def _check_settlement_values(*, population: object, area_m2: object, growth_rate
     errors: dict[str, str] = {}
     if not isinstance(population, int) or isinstance(population, bool) or population < 1:
         errors["population"] = _("The population (K) must be at least 1 inhabitant.")
+    elif population > bounds.COUNT_MAX:
+        errors["population"] = _("At most %(limit_value)s.") % {"limit_value": bounds.COUNT_MAX}
     if not isinstance(area_m2, int | float) or not math.isfinite(area_m2) or area_m2 < 4:
         errors["area_m2"] = _("The area must be at least one 2 × 2 m cell (4 m²).")
+    elif area_m2 > bounds.AREA_M2_MAX:
+        errors["area_m2"] = _("At most %(limit_value)s.") % {"limit_value": bounds.AREA_M2_MAX}
     if (
         not isinstance(growth_rate, int | float)
         or not math.isfinite(growth_rate)
         or growth_rate <= 0
     ):
         errors["growth_rate"] = _("The growth rate r must be above 0.")
+    elif growth_rate > bounds.GROWTH_RATE_MAX:
+        errors["growth_rate"] = _("At most %(limit_value)s.") % {
+            "limit_value": bounds.GROWTH_RATE_MAX
+        }
     if errors:
         raise ServiceError(errors)
 
@@ -279,6 +288,11 @@ def settlement_adjust(
         k: _("A count cannot be negative.")
         for k, v in changes.items()
         if isinstance(v, bool) or not isinstance(v, int) or v < 0
+    }
+    errors |= {
+        k: _("At most %(limit_value)s.") % {"limit_value": bounds.COUNT_MAX}
+        for k, v in changes.items()
+        if k not in errors and v > bounds.COUNT_MAX
     }
     if errors:
         raise ServiceError(errors)

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign
+from nucleo import bounds
 
 PORTRAIT_MAX_BYTES = 2 * 1024 * 1024
 PORTRAIT_CONTENT_TYPES = ("image/jpeg", "image/png", "image/webp", "image/gif")
@@ -81,7 +82,9 @@ class Character(models.Model):
     )
     review_comment = models.TextField(_("master's comment"), blank=True)
     death_cause = models.CharField(_("cause of death"), max_length=40, blank=True)
-    death_day = models.PositiveIntegerField(_("day of death"), null=True, blank=True)
+    death_day = models.PositiveIntegerField(
+        _("day of death"), null=True, blank=True, validators=bounds.day_validators()
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -227,14 +230,22 @@ class ItemType(models.Model):
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     unit = models.CharField(_("unit"), max_length=20, blank=True, help_text=_("e.g. can, bottle"))
     kcal_per_unit = models.FloatField(
-        _("kcal per unit"), default=0, validators=[MinValueValidator(0)]
+        _("kcal per unit"),
+        default=0,
+        validators=[MinValueValidator(0), bounds.max_validator(bounds.KCAL_PER_UNIT_MAX)],
     )
     litres_per_unit = models.FloatField(
-        _("litres per unit"), default=0, validators=[MinValueValidator(0)]
+        _("litres per unit"),
+        default=0,
+        validators=[MinValueValidator(0), bounds.max_validator(bounds.LITRES_PER_UNIT_MAX)],
     )
     perishable = models.BooleanField(_("perishable"), default=False)
     spoil_day = models.PositiveIntegerField(
-        _("spoils on day"), null=True, blank=True, help_text=_("In-game day it goes bad.")
+        _("spoils on day"),
+        null=True,
+        blank=True,
+        help_text=_("In-game day it goes bad."),
+        validators=bounds.day_validators(),
     )
     weapon_kind = models.CharField(
         _("weapon kind"), max_length=20, choices=WeaponKind.choices, blank=True
@@ -272,7 +283,7 @@ class Stock(models.Model):
         max_digits=12,
         decimal_places=3,
         default=0,
-        validators=[MinValueValidator(0)],
+        validators=[MinValueValidator(0), bounds.max_validator(bounds.COUNT_MAX)],
     )
 
     class Meta:

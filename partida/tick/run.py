@@ -18,10 +18,17 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from mundo.models import Campaign, DayTick
+from nucleo import bounds
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock
 from partida.tick.characters import close_characters_day
-from partida.tick.messages import message_code, refused_message, stored_message, tick_message
+from partida.tick.messages import (
+    last_day_message,
+    message_code,
+    refused_message,
+    stored_message,
+    tick_message,
+)
 from partida.tick.posts import create_diary_posts
 from partida.tick.world import advance_populations, open_world_day
 
@@ -81,8 +88,10 @@ def advance_day(
     read now for an id). If the campaign is no longer on it and the tick that moved it exists,
     that tick's result is returned with ``advanced=False``; if it moved otherwise (an edit),
     raises ``TickRefused``. ``scheduled_slot``: the schedule's slot this run is for (beat);
-    a slot already handled returns the last tick's result. Works with no characters (only the
-    world advances; the message says so). Raises ``Campaign.DoesNotExist`` for an unknown id.
+    a slot already handled returns the last tick's result. Raises ``TickRefused`` at the
+    calendar's end (day ``nucleo.bounds.DAY_MAX`` or a date past ``DATE_MAX``). Works with no
+    characters (only the world advances; the message says so). Raises
+    ``Campaign.DoesNotExist`` for an unknown id.
     Source: RULES.md R6–R17, R24, R25.
     """
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
@@ -109,6 +118,10 @@ def advance_day(
                 # used up, or the next beat would advance a second time.
                 Campaign.objects.filter(pk=campaign_id).update(last_scheduled_run=scheduled_slot)
             return TickResult.from_record(record, advanced=False)
+        if locked.current_day >= bounds.DAY_MAX or (
+            bounds.day_date(locked.apocalypse_date, locked.current_day + 1) > bounds.DATE_MAX
+        ):
+            raise TickRefused(last_day_message(bounds.DAY_MAX))
         return _advance(locked, trigger, scheduled_slot, started)
 
 
@@ -124,7 +137,7 @@ def _advance(
     rules = campaign.rules
     closed = campaign.current_day
     new = closed + 1
-    closed_date = campaign.apocalypse_date + datetime.timedelta(days=closed)
+    closed_date = bounds.day_date(campaign.apocalypse_date, closed)
     world = open_world_day(campaign, rules, closed)
     outcome = close_characters_day(
         campaign=campaign, rules=rules, closed=closed, closed_date=closed_date, world=world
