@@ -45,6 +45,7 @@ from escenas.models import Post, Scene
 from mundo.api import PageNumberPagination, errors
 from nucleo.errors import Forbidden
 from nucleo.serializers import StrictSerializer
+from nucleo.text import CleanSerializerCharField
 from personajes import api as personajes_api
 from personajes.models import Character, Roll
 
@@ -314,7 +315,7 @@ class RollSpecSerializer(StrictSerializer):
         max_value=100,
         help_text=gettext_lazy("event: probability, % (0..100); omit for the master to set."),
     )
-    expression = serializers.CharField(
+    expression = CleanSerializerCharField(
         required=False,
         max_length=200,
         help_text=gettext_lazy("expression: dice, e.g. 2d6+1 or 3d100<=40 (R4 limits)."),
@@ -324,7 +325,7 @@ class RollSpecSerializer(StrictSerializer):
         allow_null=True,
         help_text=gettext_lazy("Id of the character who rolls; default: the post's character."),
     )
-    reason = serializers.CharField(
+    reason = CleanSerializerCharField(
         required=False,
         allow_blank=True,
         max_length=200,
@@ -358,7 +359,8 @@ class PostCreateSerializer(StrictSerializer):
     ``personajes.rolls`` (kind, character, trait, threshold, probability, expression, reason,
     hidden), as the post form and the services do."""
 
-    body = serializers.CharField(
+    body = CleanSerializerCharField(
+        multiline=True,
         required=False,
         allow_blank=True,
         max_length=20_000,
@@ -370,13 +372,14 @@ class PostCreateSerializer(StrictSerializer):
         allow_null=True,
         help_text=gettext_lazy("voice = character: the id of my character in the scene."),
     )
-    npc_name = serializers.CharField(
+    npc_name = CleanSerializerCharField(
         required=False,
         allow_blank=True,
         max_length=80,
         help_text=gettext_lazy("voice = npc (the master): the name of who speaks."),
     )
-    note_to_master = serializers.CharField(
+    note_to_master = CleanSerializerCharField(
+        multiline=True,
         required=False,
         allow_blank=True,
         max_length=4_000,

@@ -21,13 +21,14 @@ from mundo.access import require_master
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_locked
+from nucleo.text import clean_line, clean_text
 from personajes.models import Character
 
 # --- Scenes -----------------------------------------------------------------------------------
 
 
 def _clean_title(title: str) -> str:
-    title = (title or "").strip()
+    title = clean_line(title).strip()
     if not title:
         raise ServiceError({"title": _("Give the scene a title.")})
     if len(title) > 120:
@@ -69,7 +70,7 @@ def scene_create(
         campaign=campaign,
         kind=kind,
         title=_clean_title(title),
-        summary=(summary or "").strip(),
+        summary=clean_text(summary).strip(),
         readers=readers,
     )
     if kind == Scene.Kind.STORY and chars:
@@ -93,7 +94,7 @@ def scene_update(
     """
     require_master(scene.campaign_id, master)
     scene.title = _clean_title(title)
-    scene.summary = (summary or "").strip()
+    scene.summary = clean_text(summary).strip()
     if readers is not None:
         if readers not in Scene.Readers.values:
             raise ServiceError({"readers": _("Choose who else may read the scene.")})

@@ -46,6 +46,7 @@ from escenas.tasks import notify_posts
 from mundo.access import require_master
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, campaign_locked, lock_row
+from nucleo.text import clean_line, clean_text
 from personajes import rolls as personajes_rolls
 from personajes.models import Character, Roll, Trait
 
@@ -107,7 +108,7 @@ def _speaker(
             raise ServiceError({"voice": _("You cannot write as that character in this scene.")})
         return character.name, character
     if voice == Post.Voice.NPC:
-        name = (npc_name or "").strip()
+        name = clean_line(npc_name).strip()
         if not name:
             raise ServiceError({"npc_name": _("Write the name of the character who speaks.")})
         if len(name) > NPC_NAME_MAX:
@@ -119,8 +120,8 @@ def _speaker(
 
 
 def _check_text(body: str, note: str) -> tuple[str, str]:
-    body = (body or "").replace("\r\n", "\n").rstrip()
-    note = (note or "").replace("\r\n", "\n").strip()
+    body = clean_text(body).rstrip()
+    note = clean_text(note).strip()
     if len(body) > BODY_MAX_CHARS:
         raise ServiceError(
             {"body": _("The post is too long (at most %(n)s characters).") % {"n": BODY_MAX_CHARS}}
@@ -508,7 +509,7 @@ def draft_save(
         raise ServiceError(_("You cannot write in this scene."))
     key = _check_key(idempotency_key)
     body, note = _check_text(body, note_to_master)
-    clean = {k: str(v)[:200] for k, v in (data or {}).items() if k in DRAFT_DATA_KEYS}
+    clean = {k: clean_line(v)[:200] for k, v in (data or {}).items() if k in DRAFT_DATA_KEYS}
     draft, _created = Draft.objects.update_or_create(
         user=user,
         scene=access.scene,

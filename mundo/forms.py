@@ -13,10 +13,16 @@ from mundo import rules
 from mundo.models import SHOP_TYPE_CHOICES, Campaign, Grid, Location, Settlement
 from nucleo import bounds
 from nucleo.errors import ServiceError
+from nucleo.text import CleanCharField
 
 
 class CampaignCreateForm(forms.ModelForm):
     """A new campaign: its name, calendar and visibility; the creator becomes its master."""
+
+    name = CleanCharField(label=_("name"), max_length=120)
+    description = CleanCharField(
+        label=_("description"), required=False, multiline=True, widget=forms.Textarea
+    )
 
     class Meta:
         model = Campaign
@@ -56,7 +62,7 @@ class InvitationCreateForm(forms.Form):
 class SettlementCreateForm(forms.Form):
     """A new settlement (R17, R18): K inhabitants, area in m², growth rate r."""
 
-    name = forms.CharField(label=_("Name"), max_length=120)
+    name = CleanCharField(label=_("Name"), max_length=120)
     population = forms.IntegerField(
         label=_("Inhabitants before the apocalypse (K)"), max_value=bounds.COUNT_MAX
     )
@@ -85,7 +91,7 @@ class LocationCreateForm(forms.Form):
     """A new place: dwelling, shop (with its type), shelter (with its hygiene) or water source."""
 
     settlement = forms.ModelChoiceField(label=_("Settlement"), queryset=Settlement.objects.none())
-    name = forms.CharField(label=_("Name"), max_length=120)
+    name = CleanCharField(label=_("Name"), max_length=120)
     kind = forms.ChoiceField(label=_("Kind"), choices=Location.Kind.choices)
     shop_type = forms.ChoiceField(
         label=_("Shop type"), choices=[("", "—"), *SHOP_TYPE_CHOICES], required=False

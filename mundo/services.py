@@ -36,6 +36,7 @@ from nucleo import bounds
 from nucleo.errors import ServiceError
 from nucleo.ledger import roll_record
 from nucleo.locks import campaign_lock, campaign_locked, lock_row, lock_rows
+from nucleo.text import clean_line, clean_text
 from reglas.core import RollPurpose
 from reglas.encounters import cells as cells_in_area
 from reglas.encounters import roll_encounter
@@ -71,12 +72,12 @@ def campaign_create(
     Raises ServiceError (field errors) when a value is invalid; nothing is saved then.
     """
     campaign = Campaign(
-        name=name.strip(),
+        name=clean_line(name).strip(),
         slug=_unique_campaign_slug(name),
         apocalypse_date=apocalypse_date,
         current_day=current_day,
         is_public=is_public,
-        description=description,
+        description=clean_text(description),
         time_zone=time_zone,
     )
     campaign.full_clean()
@@ -247,7 +248,7 @@ def settlement_create(
         slug = f"{base}-{n}"
     settlement = Settlement(
         campaign=campaign,
-        name=name.strip(),
+        name=clean_line(name).strip(),
         slug=slug,
         population=population,
         area_m2=float(area_m2),
@@ -329,10 +330,10 @@ def location_create(
         raise ServiceError({"latrine_distance_m": _("A distance cannot be negative.")})
     location = Location(
         settlement=settlement,
-        name=name.strip(),
+        name=clean_line(name).strip(),
         kind=kind,
         shop_type=shop_type if kind == Location.Kind.SHOP else shop_type or "",
-        description=description,
+        description=clean_text(description),
         latrine_distance_m=latrine_distance_m,
         has_cesspit=has_cesspit,
         running_water=running_water,

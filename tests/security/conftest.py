@@ -23,3 +23,7 @@ def fresh_throttle_cache(monkeypatch):
 def needs_postgres():
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL (set DATABASE_URL; CI does)")
+
+
+# The scene cast of tests/escenas (char_a, char_b, the story scene).
+from tests.escenas.conftest import char_a, char_b, story  # noqa: E402, F401
