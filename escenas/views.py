@@ -29,6 +29,7 @@ from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
 from mundo.access import access_campaign
+from nucleo.bodies import body_too_big, too_large_form_message
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from personajes.models import Trait
@@ -249,9 +250,12 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if not access.can_post:
         return HttpResponseForbidden(_("You cannot write in this scene."))
     form = _post_form(request, access, data=request.POST)
-    if "save_draft" in request.POST:
+    if body_too_big(request):
+        form.is_valid()  # the fields' own errors too, next to the text kept
+        form.add_error(None, too_large_form_message())
+    elif "save_draft" in request.POST:
         return _draft_save(request, access)
-    if form.is_valid():
+    elif form.is_valid():
         try:
             post, _created = services.post_create(
                 access=access, author=request.user, **form.service_kwargs()
@@ -302,6 +306,14 @@ def _form_context(
 
 def _draft_save(request: HttpRequest, access: scene_access.SceneAccess) -> HttpResponse:
     data = request.POST
+    if body_too_big(request):
+        problem = too_large_form_message()
+        if is_htmx(request):
+            return render(
+                request, SCENE_TEMPLATE + "#draft_status", {"draft": None, "draft_problem": problem}
+            )
+        messages.error(request, problem)
+        return redirect(access.scene.get_absolute_url() + "#post-form")
     try:
         draft = services.draft_save(
             access=access,
