@@ -81,6 +81,7 @@ def advance_day(
     expected_day: int | None = None,
     trigger: str = DayTick.Trigger.MASTER,
     scheduled_slot: datetime.datetime | None = None,
+    unless_ticked_since: datetime.datetime | None = None,
 ) -> TickResult:
     """Close the campaign's current day and open the next one (RULES.md R24), exactly once.
 
@@ -88,10 +89,12 @@ def advance_day(
     read now for an id). If the campaign is no longer on it and the tick that moved it exists,
     that tick's result is returned with ``advanced=False``; if it moved otherwise (an edit),
     raises ``TickRefused``. ``scheduled_slot``: the schedule's slot this run is for (beat);
-    a slot already handled returns the last tick's result. Raises ``TickRefused`` at the
-    calendar's end (day ``nucleo.bounds.DAY_MAX`` or a date past ``DATE_MAX``). Works with no
-    characters (only the world advances; the message says so). Raises
-    ``Campaign.DoesNotExist`` for an unknown id.
+    a slot already handled returns the last tick's result. ``unless_ticked_since``: when the
+    campaign's last tick was recorded at or after it, that tick's result is returned instead of
+    advancing again (the command line's guard: two runs started together advance once).
+    Raises ``TickRefused`` at the calendar's end (day ``nucleo.bounds.DAY_MAX`` or a date past
+    ``DATE_MAX``). Works with no characters (only the world advances; the message says so).
+    Raises ``Campaign.DoesNotExist`` for an unknown id.
     Source: RULES.md R6–R17, R24, R25.
     """
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
@@ -108,6 +111,10 @@ def advance_day(
         ):
             last = DayTick.objects.filter(campaign_id=campaign_id).order_by("-day").first()
             if last is not None:
+                return TickResult.from_record(last, advanced=False)
+        if unless_ticked_since is not None:
+            last = DayTick.objects.filter(campaign_id=campaign_id).order_by("-day").first()
+            if last is not None and last.created_at >= unless_ticked_since:
                 return TickResult.from_record(last, advanced=False)
         if locked.current_day != expected_day:
             record = DayTick.objects.filter(campaign_id=campaign_id, day=expected_day + 1).first()
