@@ -161,7 +161,9 @@ class SceneListView(generics.ListAPIView):
 class PostRollSerializer(serializers.Serializer):
     """A roll of a post. ``roll`` is null when it is hidden from me (``masked``)."""
 
-    id = serializers.IntegerField(source="post_roll.roll_id", read_only=True)
+    id = serializers.SerializerMethodField(
+        help_text=gettext_lazy("The roll's id; null when it is hidden from me (``masked``).")
+    )
     hidden = serializers.BooleanField(
         read_only=True, help_text=gettext_lazy("Hidden from players: its dice are the master's.")
     )
@@ -175,6 +177,11 @@ class PostRollSerializer(serializers.Serializer):
         help_text=gettext_lazy("The master's roll request it answers, or null."),
     )
     roll = personajes_api.RollSerializer(read_only=True, allow_null=True)
+
+    @extend_schema_field({"type": "integer", "nullable": True})
+    def get_id(self, view: selectors.RollView) -> int | None:
+        # A masked roll is a whole secret: not even its id (its kind is in ``roll``, null).
+        return None if view.masked else view.post_roll.roll_id
 
 
 class PostSerializer(serializers.Serializer):

@@ -176,8 +176,14 @@ def _roll_of_spec(
             reason=spec.reason,
         )
     character = spec.character or post_character
-    if character is not None and character.pk not in allowed:
-        character = None
+    if character is not None and (
+        character.pk not in allowed
+        or (not access.is_master and allowed[character.pk].player_id != author.pk)
+    ):
+        # Named, not silently dropped: a player rolls for their own characters only.
+        raise ServiceError(
+            {"roll_character": _("You can only roll for your own characters in this scene.")}
+        )
     if spec.kind == Roll.Kind.EVENT:
         return personajes_rolls.event_roll_create(
             campaign=campaign,
