@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from escenas import access as scene_access
-from escenas import forms, notifications, scenes, selectors, services
+from escenas import forms, notifications, scenes, selectors, services, stash
 from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
@@ -63,7 +63,10 @@ def _post_form(
             "note_to_master": draft.note_to_master,
             **{k: v for k, v in draft.data.items() if v not in ("", None)},
         }
-    return forms.PostForm(
+    kept = stash.take_stash(request, access.scene.pk) if data is None else None
+    if kept:
+        initial |= kept  # what was sent while signed out wins over the older draft
+    form = forms.PostForm(
         data,
         access=access,
         traits=traits,
@@ -71,6 +74,8 @@ def _post_form(
         whisper_candidates=selectors.whisper_candidates(access),
         initial=initial,
     )
+    form.stash_restored = bool(kept)  # type: ignore[attr-defined]
+    return form
 
 
 def _diary_context(scene: Scene) -> dict[str, Any]:
@@ -282,12 +287,29 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 def _to_login(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """Sign in, then back to the scene (htmx: a full-page redirect, not a swapped fragment)."""
+    """A post or an autosave without a user (the session expired while typing): the text is
+    kept (``escenas.stash``: the scene's form takes it back after the sign-in).
+
+    htmx: a 401 with the draft status saying so and a sign-in link opening in a new tab; the
+    page stays, with the text in its box (base.html lets htmx swap a 401). Without
+    JavaScript: to the sign-in, then back to the scene, where the form holds the text."""
     scene_url = reverse("escenas:scene", kwargs={"slug": slug, "pk": pk})
+    kept = stash.stash_post(request, pk)
+    login_url = f"{reverse('login')}?next={scene_url}%23post-form"
     if is_htmx(request):
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = f"{reverse('login')}?next={scene_url}#post-form"
+        response = render(
+            request,
+            SCENE_TEMPLATE + "#draft_status",
+            {"draft": None, "session_expired": True, "login_url": login_url},
+            status=401,
+        )
+        response["HX-Retarget"] = "#draft-status"
+        response["HX-Reswap"] = "outerHTML"
         return response
+    if kept:
+        messages.info(
+            request, _("Your session had expired: sign in and your text will be back in the form.")
+        )
     return redirect_to_login(scene_url + "#post-form")
 
 
