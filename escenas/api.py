@@ -44,6 +44,7 @@ from escenas.access import (
 from escenas.api_roll_spec import RollSpecSerializer
 from escenas.models import Post, Scene
 from mundo.api import PageNumberPagination, errors
+from nucleo import bounds
 from nucleo.errors import Forbidden
 from nucleo.serializers import StrictSerializer
 from nucleo.text import CleanSerializerCharField
@@ -312,6 +313,8 @@ class PostCreateSerializer(StrictSerializer):
     character = serializers.IntegerField(
         required=False,
         allow_null=True,
+        min_value=1,
+        max_value=bounds.ID_MAX,
         help_text=gettext_lazy("voice = character: the id of my character in the scene."),
     )
     npc_name = CleanSerializerCharField(
@@ -345,7 +348,7 @@ class PostCreateSerializer(StrictSerializer):
         ),
     )
     fulfil = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=999_999_999_999_999_999),
+        child=serializers.IntegerField(min_value=1, max_value=bounds.ID_MAX),
         required=False,
         max_length=20,
         help_text=gettext_lazy(

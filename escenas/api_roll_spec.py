@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
+from nucleo import bounds
 from nucleo.serializers import StrictSerializer
 from nucleo.text import CleanSerializerCharField
 from personajes.models import Roll
@@ -51,6 +52,8 @@ class RollSpecSerializer(StrictSerializer):
     character = serializers.IntegerField(
         required=False,
         allow_null=True,
+        min_value=1,
+        max_value=bounds.ID_MAX,
         help_text=gettext_lazy("Id of the character who rolls; default: the post's character."),
     )
     reason = CleanSerializerCharField(

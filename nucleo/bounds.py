@@ -12,6 +12,8 @@ message; plain forms take ``max_value`` from the same constants.
 - ``COUNT_MAX``: counts of people, zombies, units: 0..10⁹ (fits every integer column);
 - ``AREA_M2_MAX`` (m²) and ``DISTANCE_M_MAX`` (m): 10¹² m² (a million km²) and 10⁶ m (1 000 km);
 - ``GROWTH_RATE_MAX``: the logistic r per day (RULES.md R17), at most 100;
+- ``ID_MAX``: a row id sent in a body (18 digits, as the URLs' ``mundo.converters.IdConverter``:
+  a bigger one overflows the database's integer and was a 500);
 - ``KCAL_PER_UNIT_MAX`` (kcal) and ``LITRES_PER_UNIT_MAX`` (L): one unit of an item, 10⁶ kcal
   and 10⁴ L (a pallet, a tank).
 
@@ -34,6 +36,7 @@ COUNT_MAX = 1_000_000_000
 AREA_M2_MAX = 1e12
 DISTANCE_M_MAX = 1e6
 GROWTH_RATE_MAX = 100.0
+ID_MAX = 999_999_999_999_999_999
 KCAL_PER_UNIT_MAX = 1e6
 LITRES_PER_UNIT_MAX = 1e4
 

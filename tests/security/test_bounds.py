@@ -122,3 +122,22 @@ def test_the_settlement_forms_refuse_huge_numbers(client, campaign, master):
     )
     settlement.refresh_from_db()
     assert settlement.zombies_destroyed == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"body": "x", "as": "character", "character": 10**20},
+        {"roll": {"kind": "event", "character": 10**20}},
+        {"body": "x", "fulfil": [10**20]},
+    ],
+)
+def test_an_id_past_the_database_integer_is_a_field_error(story, player_a, body):
+    # 10**20 does not fit a bigint: refused by the serializer (bounds.ID_MAX), never a lookup.
+    client = APIClient()
+    client.force_login(player_a)
+    response = client.post(
+        f"/api/v1/scenes/{story.pk}/posts/", body, format="json", HTTP_IDEMPOTENCY_KEY="id-grande-1"
+    )
+    assert response.status_code == 400
+    assert set(response.json()) & {"character", "roll", "fulfil"}
