@@ -331,7 +331,7 @@ class Roll(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
-    day = models.PositiveIntegerField(_("in-game day"))
+    day = models.PositiveIntegerField(_("in-game day"), validators=bounds.day_validators())
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
     reason = models.CharField(_("reason"), max_length=200, blank=True)
     expression = models.CharField(_("expression"), max_length=200, blank=True)
@@ -395,7 +395,7 @@ class DayRecord(models.Model):
     character = models.ForeignKey(
         Character, on_delete=models.CASCADE, related_name="day_records", verbose_name=_("character")
     )
-    day = models.PositiveIntegerField(_("in-game day"))
+    day = models.PositiveIntegerField(_("in-game day"), validators=bounds.day_validators())
     sleep_h = models.FloatField(
         _("hours slept"),
         null=True,
@@ -456,7 +456,7 @@ class DiaryEntry(models.Model):
     """
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="diary_entries")
-    day = models.PositiveIntegerField(_("in-game day"))
+    day = models.PositiveIntegerField(_("in-game day"), validators=bounds.day_validators())
     date = models.DateField(_("date"))
     weather_label = models.CharField(_("weather"), max_length=60, blank=True)
     min_temp_c = models.FloatField(_("minimum temperature (°C)"), null=True, blank=True)

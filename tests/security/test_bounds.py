@@ -141,3 +141,18 @@ def test_an_id_past_the_database_integer_is_a_field_error(story, player_a, body)
     )
     assert response.status_code == 400
     assert set(response.json()) & {"character", "roll", "fulfil"}
+
+
+def test_the_day_record_form_refuses_a_day_past_the_calendar(client, campaign, master):
+    from personajes.models import Character, DayRecord
+    from tests.factories import CharacterFactory
+
+    character = CharacterFactory(campaign=campaign, status=Character.Status.APPROVED)
+    client.force_login(master)
+    response = client.post(
+        reverse("day_record", kwargs={"slug": campaign.slug}),
+        {"character": character.pk, "day": 10**12, "sleep_h": 8},
+    )
+    assert response.status_code in (200, 400)
+    assert "day" in response.context["form"].errors
+    assert not DayRecord.objects.exists()
