@@ -13,21 +13,17 @@ from mundo import rules
 from mundo.models import SHOP_TYPE_CHOICES, Campaign, Grid, Location, Settlement
 from nucleo import bounds
 from nucleo.errors import ServiceError
-from nucleo.text import CleanCharField
+from nucleo.text import CleanCharField, CleanMultilineCharField
 
 
 class CampaignCreateForm(forms.ModelForm):
     """A new campaign: its name, calendar and visibility; the creator becomes its master."""
 
-    name = CleanCharField(label=_("name"), max_length=120)
-    description = CleanCharField(
-        label=_("description"), required=False, multiline=True, widget=forms.Textarea
-    )
-
     class Meta:
         model = Campaign
         fields = ["name", "description", "apocalypse_date", "current_day", "time_zone", "is_public"]
         widgets = {"apocalypse_date": forms.DateInput(attrs={"type": "date"})}
+        field_classes = {"name": CleanCharField, "description": CleanMultilineCharField}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]

@@ -69,6 +69,14 @@ class CleanCharField(forms.CharField):
         return str(super().to_python(value))
 
 
+class CleanMultilineCharField(CleanCharField):
+    """``CleanCharField(multiline=True)`` as a class (for ``ModelForm.Meta.field_classes``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("multiline", True)
+        super().__init__(*args, **kwargs)
+
+
 class CleanSerializerCharField(serializers.CharField):
     """The API's ``CharField`` with the same cleaning as ``CleanCharField``."""
 
