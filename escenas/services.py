@@ -182,7 +182,7 @@ def _roll_of_spec(
     ):
         # Named, not silently dropped: a player rolls for their own characters only.
         raise ServiceError(
-            {"roll_character": _("You can only roll for your own characters in this scene.")}
+            {"character": _("You can only roll for your own characters in this scene.")}
         )
     if spec.kind == Roll.Kind.EVENT:
         return personajes_rolls.event_roll_create(

@@ -127,7 +127,7 @@ def test_the_settlement_forms_refuse_huge_numbers(client, campaign, master):
 @pytest.mark.parametrize(
     "body",
     [
-        {"body": "x", "as": "character", "character": 10**20},
+        {"body": "x", "voice": "character", "character": 10**20},
         {"roll": {"kind": "event", "character": 10**20}},
         {"body": "x", "fulfil": [10**20]},
     ],

@@ -45,7 +45,7 @@ def test_two_concurrent_sends_with_one_key_make_one_post(
                 f"/api/v1/scenes/{story.pk}/posts/",
                 {
                     "body": "Una sola vez",
-                    "as": "character",
+                    "voice": "character",
                     "character": char_a.pk,
                     "roll": {"kind": "expression", "expression": "1d6"},
                 },

@@ -54,7 +54,7 @@ def test_the_service_refuses_it_too_and_the_master_may(both_in_story, player_a, 
             body="x",
             roll=services.RollSpec(kind="event", probability=40, character=char_b),
         )
-    assert list(exc.value.message_dict) == ["roll_character"]
+    assert list(exc.value.message_dict) == ["roll.character"]
     post, _ = services.post_create(
         access=access_for(both_in_story, master),
         author=master,

@@ -21,7 +21,7 @@ NUL_DRAFT = {
     "idempotency_key": "clave-nul-0001",
     "body": "Abro\x00 la puerta\r\ny miro.",
     "note_to_master": "no\x00ta",
-    "reason": "por\x00que sí",
+    "roll_reason": "por\x00que sí",
     "roll_kind": "event",
 }
 
@@ -38,7 +38,7 @@ def test_a_nul_byte_in_a_draft_is_removed_and_the_draft_kept(story, player_a, ht
     draft = Draft.objects.get(scene=story, user=player_a)
     assert draft.body == "Abro la puerta\ny miro."
     assert draft.note_to_master == "nota"
-    assert draft.data["reason"] == "porque sí"
+    assert draft.data["roll_reason"] == "porque sí"
 
 
 def test_save_draft_from_the_post_form_with_a_nul_byte(story, player_a):
@@ -56,8 +56,8 @@ def test_a_post_with_nul_bytes_is_written_without_them(story, player_a, char_a):
         "body": "Ho\x00la",
         "note_to_master": "\x00",
         "roll_kind": "event",
-        "probability": 50,
-        "reason": "sue\x00rte\u2028mala",
+        "roll_probability": 50,
+        "roll_reason": "sue\x00rte\u2028mala",
     }
     response = client_for(player_a).post(url, data)
     assert response.status_code == 302, response.context["form"].errors
@@ -73,7 +73,7 @@ def test_the_api_removes_nul_bytes_too(story, player_a, char_a):
         f"/api/v1/scenes/{story.pk}/posts/",
         {
             "body": "A\x00B",
-            "as": "character",
+            "voice": "character",
             "character": char_a.pk,
             "roll": {"kind": "expression", "expression": "1d6", "reason": "x\x00y"},
         },
