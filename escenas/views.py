@@ -29,7 +29,7 @@ from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
 from mundo.access import access_campaign
-from nucleo.bodies import body_too_big, too_large_form_message
+from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_message
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from personajes.models import Trait
@@ -241,6 +241,7 @@ def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     )
 
 
+@keeps_text_when_too_big
 @require_POST
 def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Send a post (its rolls are made now, on the server), or save it as a draft.
@@ -361,6 +362,7 @@ def _draft_save(request: HttpRequest, access: scene_access.SceneAccess) -> HttpR
     return redirect(access.scene.get_absolute_url() + "#post-form")
 
 
+@keeps_text_when_too_big
 @require_POST
 def draft_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Save the post being written (htmx, while typing). Answers the small status fragment."""

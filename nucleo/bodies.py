@@ -10,8 +10,9 @@ The parser is DRF's ``JSONParser`` plus:
   ``[[[[…`` 100 000 deep used to be a ``RecursionError``, a 500);
 - anything else as DRF's ``JSONParser`` (strict: no ``NaN``/``Infinity``).
 
-A form body over the limit: ``body_too_big(request)`` is True and ``request.POST`` holds what fit;
-the view re-renders its form with that text and ``too_large_form_message()``, and acts on nothing.
+A form body over the limit, on a view marked ``keeps_text_when_too_big``: ``body_too_big(request)``
+is True and ``request.POST`` holds what fit; the view re-renders its form with that text and
+``too_large_form_message()``, and acts on nothing. Other views answer a 413 page.
 """
 
 from __future__ import annotations
@@ -30,6 +31,17 @@ from rest_framework.utils import json
 DEFAULT_MAX_DEPTH = 32
 TOO_BIG_ATTRIBUTE = "body_too_big"
 """The request attribute set (True) on a form request whose body was over the limit."""
+
+
+KEEPS_TEXT_ATTRIBUTE = "keeps_text_when_too_big"
+
+
+def keeps_text_when_too_big[F](view: F) -> F:
+    """Mark a form view that handles a body over the limit itself: it gets what fit in
+    ``request.POST`` with ``body_too_big(request)`` True, and re-renders its form with that text
+    and ``too_large_form_message()``, acting on nothing. Any other view gets a 413 page."""
+    setattr(view, KEEPS_TEXT_ATTRIBUTE, True)
+    return view
 
 
 def body_too_big(request: Any) -> bool:

@@ -99,3 +99,15 @@ def test_a_form_body_over_the_limit_keeps_the_text_with_a_spanish_message(story,
     assert response.status_code == 200
     assert "demasiado grande" in response.content.decode()
     assert Draft.objects.get(scene=story, user=player_a).body == "antes"
+
+
+def test_a_form_over_the_limit_elsewhere_is_a_413_page_that_acts_on_nothing(campaign, master):
+    # Views that do not keep the text themselves never act on a cut body.
+    url = reverse("escenas:scene_create", kwargs={"slug": campaign.slug})
+    body = form_body(title="Enorme", summary="x" * 3_000_000, readers="members", kind="story")
+    response = client_for(master).post(url, body, **FORM)
+    assert response.status_code == 413
+    assert "demasiado grande" in response.content.decode()
+    from escenas.models import Scene
+
+    assert not Scene.objects.filter(title="Enorme").exists()
