@@ -69,14 +69,15 @@ def test_a_no_js_send_after_expiry_keeps_the_post_through_the_login(story, playe
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
     assert Post.objects.count() == 0
-    # The real sign-in form (Django keeps the session's data across the login).
+    # The real sign-in form (allauth; Django keeps the session's data across the login).
+    from allauth.account.models import EmailAddress
+
+    EmailAddress.objects.create(user=player_a, email=player_a.email, verified=True, primary=True)
     user_model = type(player_a)
     player_a.set_password("secreto-123")
     user_model.objects.filter(pk=player_a.pk).update(password=player_a.password)
-    login = client.post(
-        reverse("login"), {"username": player_a.username, "password": "secreto-123"}
-    )
-    assert login.status_code == 302
+    login = client.post(reverse("login"), {"login": player_a.username, "password": "secreto-123"})
+    assert login.status_code == 302, login.content[:500]
     page = client.get(story.get_absolute_url())
     form = page.context["form"]
     assert form.initial["body"] == "Todo el mensaje largo que escribí"
