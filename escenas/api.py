@@ -41,12 +41,15 @@ from escenas.access import (
     access_scene,
     scene_access,
 )
+from escenas.api_roll_spec import RollSpecSerializer
 from escenas.models import Post, Scene
 from mundo.api import PageNumberPagination, errors
+from nucleo import bounds
 from nucleo.errors import Forbidden
 from nucleo.serializers import StrictSerializer
+from nucleo.text import CleanSerializerCharField
 from personajes import api as personajes_api
-from personajes.models import Character, Roll
+from personajes.models import Character
 
 # --- fetching through the pages' checks --------------------------------------------------------
 
@@ -160,7 +163,9 @@ class SceneListView(generics.ListAPIView):
 class PostRollSerializer(serializers.Serializer):
     """A roll of a post. ``roll`` is null when it is hidden from me (``masked``)."""
 
-    id = serializers.IntegerField(source="post_roll.roll_id", read_only=True)
+    id = serializers.SerializerMethodField(
+        help_text=gettext_lazy("The roll's id; null when it is hidden from me (``masked``).")
+    )
     hidden = serializers.BooleanField(
         read_only=True, help_text=gettext_lazy("Hidden from players: its dice are the master's.")
     )
@@ -174,6 +179,11 @@ class PostRollSerializer(serializers.Serializer):
         help_text=gettext_lazy("The master's roll request it answers, or null."),
     )
     roll = personajes_api.RollSerializer(read_only=True, allow_null=True)
+
+    @extend_schema_field({"type": "integer", "nullable": True})
+    def get_id(self, view: selectors.RollView) -> int | None:
+        # A masked roll is a whole secret: not even its id (its kind is in ``roll``, null).
+        return None if view.masked else view.post_roll.roll_id
 
 
 class PostSerializer(serializers.Serializer):
@@ -286,79 +296,14 @@ class _PostListMixin:
         return self.get_paginated_response(PostSerializer(views, many=True).data)
 
 
-class RollSpecSerializer(StrictSerializer):
-    """The roll to make with the post: the server rolls it; dice and outcomes are never sent.
-
-    ``{"kind": "action", "trait": "fuerza", "threshold": 30}``,
-    ``{"kind": "event", "probability": 26}``, ``{"kind": "expression", "expression": "2d6+1"}``.
-    """
-
-    kind = serializers.ChoiceField(
-        choices=Roll.Kind.choices, help_text=gettext_lazy("action, event or expression.")
-    )
-    trait = serializers.SlugField(
-        required=False,
-        help_text=gettext_lazy("action: the trait's slug, e.g. fuerza (R5)."),
-    )
-    threshold = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=0,
-        max_value=100,
-        help_text=gettext_lazy("action: base threshold, % (0..100); omit for the master to set."),
-    )
-    probability = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=0,
-        max_value=100,
-        help_text=gettext_lazy("event: probability, % (0..100); omit for the master to set."),
-    )
-    expression = serializers.CharField(
-        required=False,
-        max_length=200,
-        help_text=gettext_lazy("expression: dice, e.g. 2d6+1 or 3d100<=40 (R4 limits)."),
-    )
-    character = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        help_text=gettext_lazy("Id of the character who rolls; default: the post's character."),
-    )
-    reason = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        max_length=200,
-        help_text=gettext_lazy("What the roll is for."),
-    )
-    hidden = serializers.BooleanField(
-        required=False,
-        default=False,
-        help_text=gettext_lazy("Dice for the master's eyes only (the master only)."),
-    )
-
-    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
-        kind = data["kind"]
-        needed = {"action": "trait", "expression": "expression"}.get(kind)
-        if needed and not data.get(needed):
-            raise serializers.ValidationError({needed: [_("This field is required.")]})
-        wrong = {
-            "action": ("probability", "expression"),
-            "event": ("trait", "threshold", "expression"),
-            "expression": ("trait", "threshold", "probability"),
-        }[kind]
-        extra = {name: [_("Not used by this kind of roll.")] for name in wrong if name in data}
-        if extra:
-            raise serializers.ValidationError(extra)
-        return data
-
-
 class PostCreateSerializer(StrictSerializer):
     """A new post: text and/or one roll; who speaks (``voice``; ``as`` is its old name, still
     accepted); an idempotency key. The ``roll`` object uses the roll vocabulary of
     ``personajes.rolls`` (kind, character, trait, threshold, probability, expression, reason,
     hidden), as the post form and the services do."""
 
-    body = serializers.CharField(
+    body = CleanSerializerCharField(
+        multiline=True,
         required=False,
         allow_blank=True,
         max_length=20_000,
@@ -368,15 +313,18 @@ class PostCreateSerializer(StrictSerializer):
     character = serializers.IntegerField(
         required=False,
         allow_null=True,
+        min_value=1,
+        max_value=bounds.ID_MAX,
         help_text=gettext_lazy("voice = character: the id of my character in the scene."),
     )
-    npc_name = serializers.CharField(
+    npc_name = CleanSerializerCharField(
         required=False,
         allow_blank=True,
         max_length=80,
         help_text=gettext_lazy("voice = npc (the master): the name of who speaks."),
     )
-    note_to_master = serializers.CharField(
+    note_to_master = CleanSerializerCharField(
+        multiline=True,
         required=False,
         allow_blank=True,
         max_length=4_000,
@@ -400,7 +348,7 @@ class PostCreateSerializer(StrictSerializer):
         ),
     )
     fulfil = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=999_999_999_999_999_999),
+        child=serializers.IntegerField(min_value=1, max_value=bounds.ID_MAX),
         required=False,
         max_length=20,
         help_text=gettext_lazy(

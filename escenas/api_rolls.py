@@ -33,6 +33,7 @@ from escenas.api import as_drf, scene_access_for_api
 from escenas.models import RollRequest
 from mundo.access import is_master
 from mundo.api import ErrorSerializer, PageNumberPagination, errors
+from nucleo import bounds
 from nucleo.errors import Forbidden
 from nucleo.serializers import StrictSerializer
 from personajes import api as personajes_api
@@ -174,7 +175,11 @@ class RollRequestSerializer(serializers.ModelSerializer):
 class RollRequestCreateSerializer(StrictSerializer):
     """The master asks a living participant of the scene for an action roll."""
 
-    character = serializers.IntegerField(help_text=gettext_lazy("Id of a character of the scene."))
+    character = serializers.IntegerField(
+        min_value=1,
+        max_value=bounds.ID_MAX,
+        help_text=gettext_lazy("Id of a character of the scene."),
+    )
     trait = serializers.SlugField(help_text=gettext_lazy("Slug of the trait, e.g. percepcion."))
     threshold = serializers.IntegerField(
         required=False,

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from escenas.access import SceneAccess
 from escenas.models import BODY_MAX_CHARS, NOTE_MAX_CHARS, NotificationPreference, Post, Scene
 from escenas.services import RollSpec
+from nucleo.text import CleanCharField
 from personajes.models import Character, Roll, Trait
 
 ROLL_NONE = ""
@@ -39,15 +40,17 @@ class PostForm(forms.Form):
 
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=64)
     voice = forms.ChoiceField(label=_("Write as"))
-    npc_name = forms.CharField(label=_("Name of the NPC"), required=False, max_length=80)
-    body = forms.CharField(
+    npc_name = CleanCharField(label=_("Name of the NPC"), required=False, max_length=80)
+    body = CleanCharField(
+        multiline=True,
         label=_("Text"),
         required=False,
         max_length=BODY_MAX_CHARS,
         widget=forms.Textarea(attrs={"rows": 8}),
         help_text=_("Markdown: **bold**, *italics*, > quote, - list, [link](https://…)."),
     )
-    note_to_master = forms.CharField(
+    note_to_master = CleanCharField(
+        multiline=True,
         label=_("Note to the master"),
         required=False,
         max_length=NOTE_MAX_CHARS,
@@ -91,14 +94,14 @@ class PostForm(forms.Form):
         help_text=_("Leave it empty and the master will set it; the die is rolled now."),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    roll_expression = forms.CharField(
+    roll_expression = CleanCharField(
         label=_("Dice expression"),
         required=False,
         max_length=200,
         help_text=_("For example 2d6+1, 1d3 or 3d100<=40 (counts successes)."),
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
-    roll_reason = forms.CharField(label=_("Reason for the roll"), required=False, max_length=200)
+    roll_reason = CleanCharField(label=_("Reason for the roll"), required=False, max_length=200)
     roll_hidden = forms.BooleanField(
         label=_("Hidden roll (only the master sees the dice)"), required=False
     )
@@ -207,13 +210,15 @@ class PostForm(forms.Form):
 class PostEditForm(forms.Form):
     """Edit a post's text (its rolls never change)."""
 
-    body = forms.CharField(
+    body = CleanCharField(
+        multiline=True,
         label=_("Text"),
         required=False,
         max_length=BODY_MAX_CHARS,
         widget=forms.Textarea(attrs={"rows": 10}),
     )
-    note_to_master = forms.CharField(
+    note_to_master = CleanCharField(
+        multiline=True,
         label=_("Note to the master"),
         required=False,
         max_length=NOTE_MAX_CHARS,
@@ -244,7 +249,7 @@ class RollRequestForm(forms.Form):
         max_value=100,
         help_text=_("Optional: you can set it on the roll later."),
     )
-    reason = forms.CharField(label=_("Reason"), required=False, max_length=200)
+    reason = CleanCharField(label=_("Reason"), required=False, max_length=200)
     hidden = forms.BooleanField(label=_("Hidden (only the master sees the dice)"), required=False)
 
     def __init__(
@@ -265,9 +270,9 @@ class SceneForm(forms.Form):
         choices=[(Scene.Kind.STORY, _("Story scene")), (Scene.Kind.NOTES, _("Master notes"))],
         initial=Scene.Kind.STORY,
     )
-    title = forms.CharField(label=_("Title"), max_length=120)
-    summary = forms.CharField(
-        label=_("Summary"), required=False, widget=forms.Textarea(attrs={"rows": 3})
+    title = CleanCharField(label=_("Title"), max_length=120)
+    summary = CleanCharField(
+        multiline=True, label=_("Summary"), required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
     readers = forms.ChoiceField(
         label=_("Who else may read it"),

@@ -21,13 +21,14 @@ from mundo.access import require_master
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_locked
+from nucleo.text import clean_line, clean_text
 from personajes.models import Character
 
 # --- Scenes -----------------------------------------------------------------------------------
 
 
 def _clean_title(title: str) -> str:
-    title = (title or "").strip()
+    title = clean_line(title).strip()
     if not title:
         raise ServiceError({"title": _("Give the scene a title.")})
     if len(title) > 120:
@@ -70,7 +71,7 @@ def scene_create(
         campaign=campaign,
         kind=kind,
         title=_clean_title(title),
-        summary=(summary or "").strip(),
+        summary=clean_text(summary).strip(),
         readers=readers,
         open_to_new_characters=bool(open_to_new_characters) and kind == Scene.Kind.STORY,
     )
@@ -98,7 +99,7 @@ def scene_update(
     """
     require_master(scene.campaign_id, master)
     scene.title = _clean_title(title)
-    scene.summary = (summary or "").strip()
+    scene.summary = clean_text(summary).strip()
     if readers is not None:
         if readers not in Scene.Readers.values:
             raise ServiceError({"readers": _("Choose who else may read the scene.")})

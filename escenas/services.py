@@ -46,6 +46,7 @@ from escenas.tasks import notify_posts
 from mundo.access import require_master
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, campaign_locked, lock_row
+from nucleo.text import clean_line, clean_text
 from personajes import rolls as personajes_rolls
 from personajes.models import Character, Roll, Trait
 
@@ -107,7 +108,7 @@ def _speaker(
             raise ServiceError({"voice": _("You cannot write as that character in this scene.")})
         return character.name, character
     if voice == Post.Voice.NPC:
-        name = (npc_name or "").strip()
+        name = clean_line(npc_name).strip()
         if not name:
             raise ServiceError({"npc_name": _("Write the name of the character who speaks.")})
         if len(name) > NPC_NAME_MAX:
@@ -119,8 +120,8 @@ def _speaker(
 
 
 def _check_text(body: str, note: str) -> tuple[str, str]:
-    body = (body or "").replace("\r\n", "\n").rstrip()
-    note = (note or "").replace("\r\n", "\n").strip()
+    body = clean_text(body).rstrip()
+    note = clean_text(note).strip()
     if len(body) > BODY_MAX_CHARS:
         raise ServiceError(
             {"body": _("The post is too long (at most %(n)s characters).") % {"n": BODY_MAX_CHARS}}
@@ -175,8 +176,14 @@ def _roll_of_spec(
             reason=spec.reason,
         )
     character = spec.character or post_character
-    if character is not None and character.pk not in allowed:
-        character = None
+    if character is not None and (
+        character.pk not in allowed
+        or (not access.is_master and allowed[character.pk].player_id != author.pk)
+    ):
+        # Named, not silently dropped: a player rolls for their own characters only.
+        raise ServiceError(
+            {"character": _("You can only roll for your own characters in this scene.")}
+        )
     if spec.kind == Roll.Kind.EVENT:
         return personajes_rolls.event_roll_create(
             campaign=campaign,
@@ -508,7 +515,7 @@ def draft_save(
         raise ServiceError(_("You cannot write in this scene."))
     key = _check_key(idempotency_key)
     body, note = _check_text(body, note_to_master)
-    clean = {k: str(v)[:200] for k, v in (data or {}).items() if k in DRAFT_DATA_KEYS}
+    clean = {k: clean_line(v)[:200] for k, v in (data or {}).items() if k in DRAFT_DATA_KEYS}
     draft, _created = Draft.objects.update_or_create(
         user=user,
         scene=access.scene,

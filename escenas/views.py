@@ -24,13 +24,14 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from escenas import access as scene_access
-from escenas import combat, forms, joining, notifications, scenes, selectors, services
+from escenas import combat, forms, joining, notifications, scenes, selectors, services, stash
 from escenas.combat_selectors import combat_views
 from escenas.combat_views import panel_context, post_declaration
 from escenas.models import RollRequest, Scene
 from escenas.rendering import plain_text, snippet
 from mundo import charts
 from mundo.access import access_campaign
+from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_message
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from personajes.models import Trait
@@ -64,7 +65,10 @@ def _post_form(
             "note_to_master": draft.note_to_master,
             **{k: v for k, v in draft.data.items() if v not in ("", None)},
         }
-    return forms.PostForm(
+    kept = stash.take_stash(request, access.scene.pk) if data is None else None
+    if kept:
+        initial |= kept  # what was sent while signed out wins over the older draft
+    form = forms.PostForm(
         data,
         access=access,
         traits=traits,
@@ -72,6 +76,8 @@ def _post_form(
         whisper_candidates=selectors.whisper_candidates(access),
         initial=initial,
     )
+    form.stash_restored = bool(kept)  # type: ignore[attr-defined]
+    return form
 
 
 def _diary_context(scene: Scene) -> dict[str, Any]:
@@ -239,6 +245,7 @@ def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     )
 
 
+@keeps_text_when_too_big
 @require_POST
 def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Send a post (its rolls are made now, on the server), or save it as a draft.
@@ -253,9 +260,12 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if not access.can_post:
         return HttpResponseForbidden(_("You cannot write in this scene."))
     form = _post_form(request, access, data=request.POST)
-    if "save_draft" in request.POST:
+    if body_too_big(request):
+        form.is_valid()  # the fields' own errors too, next to the text kept
+        form.add_error(None, too_large_form_message())
+    elif "save_draft" in request.POST:
         return _draft_save(request, access)
-    if form.is_valid():
+    elif form.is_valid():
         try:
             declaration = post_declaration(request.POST, access)
             if declaration is None:
@@ -291,12 +301,29 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 def _to_login(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """Sign in, then back to the scene (htmx: a full-page redirect, not a swapped fragment)."""
+    """A post or an autosave without a user (the session expired while typing): the text is
+    kept (``escenas.stash``: the scene's form takes it back after the sign-in).
+
+    htmx: a 401 with the draft status saying so and a sign-in link opening in a new tab; the
+    page stays, with the text in its box (base.html lets htmx swap a 401). Without
+    JavaScript: to the sign-in, then back to the scene, where the form holds the text."""
     scene_url = reverse("escenas:scene", kwargs={"slug": slug, "pk": pk})
+    kept = stash.stash_post(request, pk)
+    login_url = f"{reverse('login')}?next={scene_url}%23post-form"
     if is_htmx(request):
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = f"{reverse('login')}?next={scene_url}#post-form"
+        response = render(
+            request,
+            SCENE_TEMPLATE + "#draft_status",
+            {"draft": None, "session_expired": True, "login_url": login_url},
+            status=401,
+        )
+        response["HX-Retarget"] = "#draft-status"
+        response["HX-Reswap"] = "outerHTML"
         return response
+    if kept:
+        messages.info(
+            request, _("Your session had expired: sign in and your text will be back in the form.")
+        )
     return redirect_to_login(scene_url + "#post-form")
 
 
@@ -316,6 +343,14 @@ def _form_context(
 
 def _draft_save(request: HttpRequest, access: scene_access.SceneAccess) -> HttpResponse:
     data = request.POST
+    if body_too_big(request):
+        problem = too_large_form_message()
+        if is_htmx(request):
+            return render(
+                request, SCENE_TEMPLATE + "#draft_status", {"draft": None, "draft_problem": problem}
+            )
+        messages.error(request, problem)
+        return redirect(access.scene.get_absolute_url() + "#post-form")
     try:
         draft = services.draft_save(
             access=access,
@@ -341,6 +376,7 @@ def _draft_save(request: HttpRequest, access: scene_access.SceneAccess) -> HttpR
     return redirect(access.scene.get_absolute_url() + "#post-form")
 
 
+@keeps_text_when_too_big
 @require_POST
 def draft_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Save the post being written (htmx, while typing). Answers the small status fragment."""

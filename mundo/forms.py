@@ -11,7 +11,9 @@ from django.utils.translation import gettext_lazy as _
 
 from mundo import rules
 from mundo.models import SHOP_TYPE_CHOICES, Campaign, Grid, Location, Settlement
+from nucleo import bounds
 from nucleo.errors import ServiceError
+from nucleo.text import CleanCharField, CleanMultilineCharField
 
 
 class CampaignCreateForm(forms.ModelForm):
@@ -21,6 +23,7 @@ class CampaignCreateForm(forms.ModelForm):
         model = Campaign
         fields = ["name", "description", "apocalypse_date", "current_day", "time_zone", "is_public"]
         widgets = {"apocalypse_date": forms.DateInput(attrs={"type": "date"})}
+        field_classes = {"name": CleanCharField, "description": CleanMultilineCharField}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -55,10 +58,14 @@ class InvitationCreateForm(forms.Form):
 class SettlementCreateForm(forms.Form):
     """A new settlement (R17, R18): K inhabitants, area in m², growth rate r."""
 
-    name = forms.CharField(label=_("Name"), max_length=120)
-    population = forms.IntegerField(label=_("Inhabitants before the apocalypse (K)"))
-    area_m2 = forms.FloatField(label=_("Area (m²)"))
-    growth_rate = forms.FloatField(label=_("Growth rate (r)"), initial=1.0)
+    name = CleanCharField(label=_("Name"), max_length=120)
+    population = forms.IntegerField(
+        label=_("Inhabitants before the apocalypse (K)"), max_value=bounds.COUNT_MAX
+    )
+    area_m2 = forms.FloatField(label=_("Area (m²)"), max_value=bounds.AREA_M2_MAX)
+    growth_rate = forms.FloatField(
+        label=_("Growth rate (r)"), initial=1.0, max_value=bounds.GROWTH_RATE_MAX
+    )
     own_grid = forms.BooleanField(label=_("Own power and water grid"), required=False)
     own_climate = forms.BooleanField(label=_("Own climate"), required=False)
 
@@ -67,9 +74,9 @@ class SettlementAdjustForm(forms.Form):
     """The master's running tally of a settlement (R17): cumulative counts, never negative."""
 
     settlement = forms.ModelChoiceField(label=_("Settlement"), queryset=Settlement.objects.none())
-    zombies_destroyed = forms.IntegerField(label=_("Zombies destroyed"))
-    survivors_rescued = forms.IntegerField(label=_("Survivors rescued"))
-    characters_risen = forms.IntegerField(label=_("Characters risen"))
+    zombies_destroyed = forms.IntegerField(label=_("Zombies destroyed"), max_value=bounds.COUNT_MAX)
+    survivors_rescued = forms.IntegerField(label=_("Survivors rescued"), max_value=bounds.COUNT_MAX)
+    characters_risen = forms.IntegerField(label=_("Characters risen"), max_value=bounds.COUNT_MAX)
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -80,7 +87,7 @@ class LocationCreateForm(forms.Form):
     """A new place: dwelling, shop (with its type), shelter (with its hygiene) or water source."""
 
     settlement = forms.ModelChoiceField(label=_("Settlement"), queryset=Settlement.objects.none())
-    name = forms.CharField(label=_("Name"), max_length=120)
+    name = CleanCharField(label=_("Name"), max_length=120)
     kind = forms.ChoiceField(label=_("Kind"), choices=Location.Kind.choices)
     shop_type = forms.ChoiceField(
         label=_("Shop type"), choices=[("", "—"), *SHOP_TYPE_CHOICES], required=False
@@ -88,6 +95,7 @@ class LocationCreateForm(forms.Form):
     latrine_distance_m = forms.FloatField(
         label=_("Latrine distance (m)"),
         required=False,
+        max_value=bounds.DISTANCE_M_MAX,
         help_text=_("Shelters: how far the toilet place is from where people live."),
     )
     has_cesspit = forms.BooleanField(label=_("Cesspit"), required=False)

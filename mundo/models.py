@@ -20,6 +20,8 @@ from django.utils.translation import gettext_lazy as _
 from mundo.rule_models import Arrival as Arrival
 from mundo.rule_models import RuleChange as RuleChange
 from mundo.rule_models import validate_rule_overrides, validate_rule_tables
+from mundo.world_roll_models import WorldRoll as WorldRoll
+from nucleo import bounds
 from reglas.settings import RuleSettings
 from reglas.supplies import SHOP_TYPES
 from reglas.tables import Tables
@@ -52,10 +54,15 @@ class Campaign(models.Model):
     slug = models.SlugField(_("slug"), max_length=120, unique=True)
     description = models.TextField(_("description"), blank=True)
     apocalypse_date = models.DateField(
-        _("apocalypse date"), help_text=_("The calendar date of day 0.")
+        _("apocalypse date"),
+        help_text=_("The calendar date of day 0."),
+        validators=bounds.date_validators(),
     )
     current_day = models.PositiveIntegerField(
-        _("current day"), default=0, help_text=_("Days since the apocalypse.")
+        _("current day"),
+        default=0,
+        help_text=_("Days since the apocalypse."),
+        validators=bounds.day_validators(),
     )
     time_zone = models.CharField(
         _("time zone"), max_length=64, default="Europe/Madrid", validators=[validate_time_zone]
@@ -85,7 +92,7 @@ class Campaign(models.Model):
     living_characters_per_player = models.PositiveSmallIntegerField(
         _("living characters per player"),
         default=1,
-        validators=[MinValueValidator(1)],
+        validators=[MinValueValidator(1), bounds.max_validator(100)],
         help_text=_("How many living characters a player may have at once in this campaign."),
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
@@ -124,8 +131,8 @@ class Campaign(models.Model):
 
     @property
     def current_date(self) -> datetime.date:
-        """The calendar date of the current in-game day."""
-        return self.apocalypse_date + datetime.timedelta(days=self.current_day)
+        """The calendar date of the current in-game day (never raises: ``nucleo.bounds``)."""
+        return bounds.day_date(self.apocalypse_date, self.current_day)
 
     @property
     def rules(self) -> RuleSettings:
@@ -188,26 +195,38 @@ class Settlement(models.Model):
     population = models.PositiveIntegerField(
         _("pre-apocalypse population (K)"),
         validators=[
-            MinValueValidator(1, message=_("The population (K) must be at least 1 inhabitant."))
+            MinValueValidator(1, message=_("The population (K) must be at least 1 inhabitant.")),
+            bounds.max_validator(bounds.COUNT_MAX),
         ],
     )
     area_m2 = models.FloatField(
         _("area (m²)"),
         validators=[
-            MinValueValidator(4.0, message=_("The area must be at least one 2 × 2 m cell (4 m²)."))
+            MinValueValidator(4.0, message=_("The area must be at least one 2 × 2 m cell (4 m²).")),
+            bounds.max_validator(bounds.AREA_M2_MAX),
         ],
         help_text=_("Populated area; cells of 2 × 2 m = area / 4."),
     )
     growth_rate = models.FloatField(
         _("growth rate (r)"),
         default=1.0,
-        validators=[MinValueValidator(0.001, message=_("The growth rate r must be above 0."))],
+        validators=[
+            MinValueValidator(0.001, message=_("The growth rate r must be above 0.")),
+            bounds.max_validator(bounds.GROWTH_RATE_MAX),
+        ],
     )
     # R17: the master's running tally, applied on top of the curve (never below 0).
-    zombies_destroyed = models.PositiveIntegerField(_("zombies destroyed"), default=0)
-    survivors_rescued = models.PositiveIntegerField(_("survivors rescued"), default=0)
+    zombies_destroyed = models.PositiveIntegerField(
+        _("zombies destroyed"), default=0, validators=bounds.count_validators()
+    )
+    survivors_rescued = models.PositiveIntegerField(
+        _("survivors rescued"), default=0, validators=bounds.count_validators()
+    )
     characters_risen = models.PositiveIntegerField(
-        _("characters risen"), default=0, help_text=_("Characters who rose as zombies here.")
+        _("characters risen"),
+        default=0,
+        help_text=_("Characters who rose as zombies here."),
+        validators=bounds.count_validators(),
     )
     # R16 / R11: the campaign's regional grid and weather unless the settlement has its own.
     own_grid = models.BooleanField(
@@ -327,7 +346,10 @@ class Location(models.Model):
         _("latrine distance (m)"),
         null=True,
         blank=True,
-        validators=[MinValueValidator(0.0, message=_("A distance cannot be negative."))],
+        validators=[
+            MinValueValidator(0.0, message=_("A distance cannot be negative.")),
+            bounds.max_validator(bounds.DISTANCE_M_MAX),
+        ],
         help_text=_("Distance of the toilet place from where people live; empty: none apart."),
     )
     has_cesspit = models.BooleanField(_("cesspit"), default=False)
@@ -337,16 +359,24 @@ class Location(models.Model):
     paper_substitute = models.BooleanField(
         _("toilet paper substitute"), default=False, help_text=_("Leaves, newspaper…")
     )
-    discovered_day = models.PositiveIntegerField(_("discovered on day"), null=True, blank=True)
-    stock_food_kcal = models.PositiveIntegerField(_("food left (kcal)"), null=True, blank=True)
-    stock_water_l = models.PositiveIntegerField(_("water left (L)"), null=True, blank=True)
+    discovered_day = models.PositiveIntegerField(
+        _("discovered on day"), null=True, blank=True, validators=bounds.day_validators()
+    )
+    stock_food_kcal = models.PositiveIntegerField(
+        _("food left (kcal)"), null=True, blank=True, validators=bounds.count_validators()
+    )
+    stock_water_l = models.PositiveIntegerField(
+        _("water left (L)"), null=True, blank=True, validators=bounds.count_validators()
+    )
     stock_toilet_paper_rolls = models.PositiveIntegerField(
-        _("toilet paper left (rolls)"), null=True, blank=True
+        _("toilet paper left (rolls)"), null=True, blank=True, validators=bounds.count_validators()
     )
     stock_medicine_doses = models.PositiveIntegerField(
-        _("medicine left (doses)"), null=True, blank=True
+        _("medicine left (doses)"), null=True, blank=True, validators=bounds.count_validators()
     )
-    searched_day = models.PositiveIntegerField(_("searched on day"), null=True, blank=True)
+    searched_day = models.PositiveIntegerField(
+        _("searched on day"), null=True, blank=True, validators=bounds.day_validators()
+    )
 
     class Meta:
         verbose_name = _("place")
@@ -397,8 +427,12 @@ class Grid(models.Model):
     )
     power_on = models.BooleanField(_("power on"), default=True)
     water_on = models.BooleanField(_("water on"), default=True)
-    power_cut_day = models.PositiveIntegerField(_("power cut on day"), null=True, blank=True)
-    water_cut_day = models.PositiveIntegerField(_("water cut on day"), null=True, blank=True)
+    power_cut_day = models.PositiveIntegerField(
+        _("power cut on day"), null=True, blank=True, validators=bounds.day_validators()
+    )
+    water_cut_day = models.PositiveIntegerField(
+        _("water cut on day"), null=True, blank=True, validators=bounds.day_validators()
+    )
 
     class Meta:
         verbose_name = _("grid")
@@ -543,56 +577,3 @@ class DayTick(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign} → {self.day}"
-
-
-class WorldRoll(models.Model):
-    """An append-only record of a roll the master made on the world: a shop discovered (R23), a
-    place searched (R22), a route checked (R18); restorations of power or water are written here
-    too (no dice). ``generator_key`` = ``[day, purpose, subject id, sequence]`` of
-    ``reglas.core.make_rng`` (purposes 10+; 1..3 are character and post rolls); the stored
-    ``dice`` are the record, ``result`` the engine's outcome (JSON), ``description`` its text.
-    """
-
-    class Kind(models.TextChoices):
-        SHOP = "shop", _("shop discovered")
-        SEARCH = "search", _("weapon search")
-        ROUTE = "route", _("route checked")
-        RESTORE = "restore", _("supply restored")
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="world_rolls")
-    day = models.PositiveIntegerField(_("in-game day"))
-    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
-    settlement = models.ForeignKey(
-        Settlement, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    location = models.ForeignKey(
-        Location, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls"
-    )
-    made_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created_at = models.DateTimeField(_("when"), auto_now_add=True)
-    generator_key = models.JSONField(_("generator key"), default=list)
-    engine_version = models.CharField(_("engine version"), max_length=10)
-    dice = models.JSONField(_("dice"), default=list)
-    result = models.JSONField(_("result"), default=dict)
-    description = models.TextField(_("description"))
-
-    class Meta:
-        verbose_name = _("world roll")
-        verbose_name_plural = _("world rolls")
-        ordering = ["-created_at", "-id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["campaign", "generator_key"], name="world_roll_unique_key"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_kind_display()} · {self.day}"
-
-    def save(self, *args: object, **kwargs: object) -> None:
-        # Append-only, as personajes.Roll: the dice are the record.
-        if self.pk is not None and not self._state.adding:
-            raise ValueError("World rolls are immutable.")
-        super().save(*args, **kwargs)  # type: ignore[arg-type]

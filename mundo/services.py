@@ -32,9 +32,11 @@ from mundo.models import (
     Settlement,
     WorldRoll,
 )
+from nucleo import bounds
 from nucleo.errors import ServiceError
 from nucleo.ledger import roll_record
 from nucleo.locks import campaign_lock, campaign_locked, lock_row, lock_rows
+from nucleo.text import clean_line, clean_text
 from reglas.core import RollPurpose
 from reglas.encounters import cells as cells_in_area
 from reglas.encounters import roll_encounter
@@ -70,12 +72,12 @@ def campaign_create(
     Raises ServiceError (field errors) when a value is invalid; nothing is saved then.
     """
     campaign = Campaign(
-        name=name.strip(),
+        name=clean_line(name).strip(),
         slug=_unique_campaign_slug(name),
         apocalypse_date=apocalypse_date,
         current_day=current_day,
         is_public=is_public,
-        description=description,
+        description=clean_text(description),
         time_zone=time_zone,
     )
     campaign.full_clean()
@@ -198,14 +200,22 @@ def _check_settlement_values(*, population: object, area_m2: object, growth_rate
     errors: dict[str, str] = {}
     if not isinstance(population, int) or isinstance(population, bool) or population < 1:
         errors["population"] = _("The population (K) must be at least 1 inhabitant.")
+    elif population > bounds.COUNT_MAX:
+        errors["population"] = _("At most %(limit_value)s.") % {"limit_value": bounds.COUNT_MAX}
     if not isinstance(area_m2, int | float) or not math.isfinite(area_m2) or area_m2 < 4:
         errors["area_m2"] = _("The area must be at least one 2 × 2 m cell (4 m²).")
+    elif area_m2 > bounds.AREA_M2_MAX:
+        errors["area_m2"] = _("At most %(limit_value)s.") % {"limit_value": bounds.AREA_M2_MAX}
     if (
         not isinstance(growth_rate, int | float)
         or not math.isfinite(growth_rate)
         or growth_rate <= 0
     ):
         errors["growth_rate"] = _("The growth rate r must be above 0.")
+    elif growth_rate > bounds.GROWTH_RATE_MAX:
+        errors["growth_rate"] = _("At most %(limit_value)s.") % {
+            "limit_value": bounds.GROWTH_RATE_MAX
+        }
     if errors:
         raise ServiceError(errors)
 
@@ -238,7 +248,7 @@ def settlement_create(
         slug = f"{base}-{n}"
     settlement = Settlement(
         campaign=campaign,
-        name=name.strip(),
+        name=clean_line(name).strip(),
         slug=slug,
         population=population,
         area_m2=float(area_m2),
@@ -280,6 +290,11 @@ def settlement_adjust(
         for k, v in changes.items()
         if isinstance(v, bool) or not isinstance(v, int) or v < 0
     }
+    errors |= {
+        k: _("At most %(limit_value)s.") % {"limit_value": bounds.COUNT_MAX}
+        for k, v in changes.items()
+        if k not in errors and v > bounds.COUNT_MAX
+    }
     if errors:
         raise ServiceError(errors)
     with campaign_lock(settlement.campaign_id):
@@ -315,10 +330,10 @@ def location_create(
         raise ServiceError({"latrine_distance_m": _("A distance cannot be negative.")})
     location = Location(
         settlement=settlement,
-        name=name.strip(),
+        name=clean_line(name).strip(),
         kind=kind,
         shop_type=shop_type if kind == Location.Kind.SHOP else shop_type or "",
-        description=description,
+        description=clean_text(description),
         latrine_distance_m=latrine_distance_m,
         has_cesspit=has_cesspit,
         running_water=running_water,

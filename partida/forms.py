@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign
+from nucleo import bounds
 from personajes.models import Character
 
 
@@ -16,7 +17,7 @@ class DayRecordForm(forms.Form):
     service (``personajes.days.day_record_save``) checks the rules (0..24 h, water)."""
 
     character = forms.ModelChoiceField(label=_("Character"), queryset=Character.objects.none())
-    day = forms.IntegerField(label=_("Day"))
+    day = forms.IntegerField(label=_("Day"), min_value=0, max_value=bounds.DAY_MAX)
     sleep_h = forms.FloatField(
         label=_("Hours slept"), required=False, help_text=_("Empty: the usual 8 h.")
     )

@@ -1,13 +1,22 @@
-"""Language selection, and the pages' handler of the access errors."""
+"""Language selection, bodies over the size limit, and the pages' handler of the access
+errors."""
 
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.handlers.exception import response_for_exception
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import render
 from django.utils import translation
 
+from nucleo.bodies import (
+    KEEPS_TEXT_ATTRIBUTE,
+    TOO_BIG_ATTRIBUTE,
+    too_large_body,
+    too_large_message,
+)
 from nucleo.errors import Forbidden, NotFound
 
 
@@ -32,6 +41,70 @@ class LanguageMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Language", language)
         return response
+
+
+def _form_head(request: HttpRequest, limit: int) -> QueryDict:
+    """The fields of the first ``limit`` bytes of an urlencoded body: the last one cut where the
+    limit fell (without a half escape sequence or a half character)."""
+    head = request.read(limit)
+    if head.endswith(b"%"):
+        head = head[:-1]
+    elif head[-2:-1] == b"%":
+        head = head[:-2]
+    fields = QueryDict(head, mutable=True, encoding=request.encoding or settings.DEFAULT_CHARSET)
+    if fields:
+        last = list(fields)[-1]
+        values = fields.getlist(last)
+        fields.setlist(last, [*values[:-1], values[-1].rstrip("\ufffd")])
+    fields._mutable = False
+    return fields
+
+
+class RequestSizeMiddleware:
+    """Bodies over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (by their ``Content-Length``), before anything
+    reads them (Django would answer its bare English 400 and the text would be lost):
+
+    - the API (``/api/``): a 413 in JSON, ``{"detail": …, "non_field_errors": [...]}``;
+    - a form (``application/x-www-form-urlencoded``) to a view marked
+      ``nucleo.bodies.keeps_text_when_too_big`` (escenas' post form and draft): the first
+      ``limit`` bytes are read and parsed into ``request.POST`` (the CSRF token comes first in
+      the site's forms) and ``request.body_too_big`` is True; the view re-renders its form with
+      that text and a message instead of acting;
+    - any other body: a 413 page with the message. Multipart bodies (portraits) are left to
+      Django, which counts their files apart.
+
+    Runs in ``process_view`` (it needs the view) and stands before ``CsrfViewMiddleware`` in
+    ``MIDDLEWARE``, whose ``process_view`` reads ``request.POST``.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view_func: Callable[..., Any], *args: Any
+    ) -> HttpResponse | None:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if limit is None or length <= limit:
+            return None
+        if request.path.startswith("/api/"):
+            return JsonResponse(too_large_body(), status=413)
+        if request.content_type == "multipart/form-data":
+            return None
+        if request.content_type == "application/x-www-form-urlencoded" and getattr(
+            view_func, KEEPS_TEXT_ATTRIBUTE, False
+        ):
+            request._post = _form_head(request, limit)  # type: ignore[attr-defined]
+            request._files = QueryDict()  # type: ignore[attr-defined]
+            setattr(request, TOO_BIG_ATTRIBUTE, True)
+            return None
+        return render(request, "413.html", {"message": too_large_message()}, status=413)
 
 
 class AccessErrorMiddleware:

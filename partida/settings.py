@@ -62,6 +62,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "partida.middleware.LanguageMiddleware",
+    "partida.middleware.RequestSizeMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -104,6 +105,10 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Bodies: Django's 2.5 MB (partida.middleware.RequestSizeMiddleware answers bigger ones) and
+# JSON nested at most this deep (nucleo.bodies.BoundedJSONParser).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
+API_JSON_MAX_DEPTH = 32
 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
@@ -256,7 +261,8 @@ REST_FRAMEWORK = {
         "bad_token": env_str("API_RATE_BAD_TOKEN", "10/min"),
     },
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # DRF's JSON parser with a size (413) and nesting (400) limit: nucleo.bodies.
+    "DEFAULT_PARSER_CLASSES": ["nucleo.bodies.BoundedJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "partida.api.exception_handler",

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from nucleo.errors import ServiceError
 from nucleo.locks import lock_row
+from nucleo.text import clean_line
 from personajes.models import Character
 from reglas.dice import D100
 
@@ -40,7 +41,7 @@ def by_character(*, character: Character, **_kwargs: object) -> int:
 def clean_reason(reason: str) -> str:
     """The stripped reason of a roll or an edit; raises ServiceError({"reason": …}) over
     ``REASON_MAX_LENGTH`` (200) characters."""
-    text = (reason or "").strip()
+    text = clean_line(reason).strip()
     if len(text) > REASON_MAX_LENGTH:
         raise ServiceError(
             {

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from mundo.access import is_master
 from mundo.models import Campaign, Grid, Location
+from nucleo import bounds
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, campaign_locked, lock_row, lock_rows
 from personajes.models import Character, DayRecord, InventoryItem, ItemType, ShelterStash
@@ -108,6 +109,10 @@ def day_record_save(
         errors["sleep_h"] = _("Hours of sleep must be between 0 and 24.")
     if isinstance(day, bool) or not isinstance(day, int) or day < campaign.current_day:
         errors["day"] = _closed_day(day)
+    elif day > bounds.DAY_MAX:
+        errors["day"] = _("At most day %(limit_value)s (a century of play).") % {
+            "limit_value": bounds.DAY_MAX
+        }
     if errors:
         raise ServiceError(errors)
     # Checked again under the campaign lock, which the tick holds while it closes a day: the

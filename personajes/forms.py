@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from nucleo import forms as nucleo_forms
 from nucleo.errors import ServiceError
+from nucleo.text import CleanCharField
 from personajes import portraits
 from personajes.mapping import CONDITION_FIELDS
 from personajes.models import Character, Trait
@@ -141,8 +142,9 @@ class SheetForm(TraitFieldsMixin, forms.Form):
     ``htmx_url`` where the trait inputs post for the live counter.
     """
 
-    name = forms.CharField(label=_("Name"), max_length=80)
-    concept = forms.CharField(
+    name = CleanCharField(label=_("Name"), max_length=80)
+    concept = CleanCharField(
+        multiline=True,
         label=_("Concept and background"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 5}),
@@ -185,7 +187,7 @@ class MasterSheetForm(TraitFieldsMixin, forms.ModelForm):
     """The master's edit of any sheet: every trait (no cap) and the condition state, with a
     reason written to the change log (R5: the master's changes are logged)."""
 
-    reason = forms.CharField(
+    reason = CleanCharField(
         label=_("Reason"),
         required=False,
         max_length=200,
@@ -230,7 +232,8 @@ class ReviewForm(forms.Form):
         label=_("Decision"),
         choices=[(APPROVE, _("Approve")), (RETURN, _("Return to the player"))],
     )
-    comment = forms.CharField(
+    comment = CleanCharField(
+        multiline=True,
         label=_("Comment for the player"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -271,7 +274,7 @@ class RollForm(forms.Form):
         required=False,
         help_text=_("A dirty character takes 5 more points of penalty on this roll (R8)."),
     )
-    reason = forms.CharField(
+    reason = CleanCharField(
         label=_("What are you trying?"),
         required=False,
         max_length=200,

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign
+from nucleo import bounds
 from personajes.movement_models import Movement as Movement
 
 PORTRAIT_MAX_BYTES = 2 * 1024 * 1024
@@ -82,7 +83,9 @@ class Character(models.Model):
     )
     review_comment = models.TextField(_("master's comment"), blank=True)
     death_cause = models.CharField(_("cause of death"), max_length=40, blank=True)
-    death_day = models.PositiveIntegerField(_("day of death"), null=True, blank=True)
+    death_day = models.PositiveIntegerField(
+        _("day of death"), null=True, blank=True, validators=bounds.day_validators()
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -228,14 +231,22 @@ class ItemType(models.Model):
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     unit = models.CharField(_("unit"), max_length=20, blank=True, help_text=_("e.g. can, bottle"))
     kcal_per_unit = models.FloatField(
-        _("kcal per unit"), default=0, validators=[MinValueValidator(0)]
+        _("kcal per unit"),
+        default=0,
+        validators=[MinValueValidator(0), bounds.max_validator(bounds.KCAL_PER_UNIT_MAX)],
     )
     litres_per_unit = models.FloatField(
-        _("litres per unit"), default=0, validators=[MinValueValidator(0)]
+        _("litres per unit"),
+        default=0,
+        validators=[MinValueValidator(0), bounds.max_validator(bounds.LITRES_PER_UNIT_MAX)],
     )
     perishable = models.BooleanField(_("perishable"), default=False)
     spoil_day = models.PositiveIntegerField(
-        _("spoils on day"), null=True, blank=True, help_text=_("In-game day it goes bad.")
+        _("spoils on day"),
+        null=True,
+        blank=True,
+        help_text=_("In-game day it goes bad."),
+        validators=bounds.day_validators(),
     )
     weapon_kind = models.CharField(
         _("weapon kind"), max_length=20, choices=WeaponKind.choices, blank=True
@@ -273,7 +284,7 @@ class Stock(models.Model):
         max_digits=12,
         decimal_places=3,
         default=0,
-        validators=[MinValueValidator(0)],
+        validators=[MinValueValidator(0), bounds.max_validator(bounds.COUNT_MAX)],
     )
 
     class Meta:
@@ -321,7 +332,7 @@ class Roll(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
-    day = models.PositiveIntegerField(_("in-game day"))
+    day = models.PositiveIntegerField(_("in-game day"), validators=bounds.day_validators())
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
     reason = models.CharField(_("reason"), max_length=200, blank=True)
     expression = models.CharField(_("expression"), max_length=200, blank=True)
@@ -385,7 +396,7 @@ class DayRecord(models.Model):
     character = models.ForeignKey(
         Character, on_delete=models.CASCADE, related_name="day_records", verbose_name=_("character")
     )
-    day = models.PositiveIntegerField(_("in-game day"))
+    day = models.PositiveIntegerField(_("in-game day"), validators=bounds.day_validators())
     sleep_h = models.FloatField(
         _("hours slept"),
         null=True,
@@ -446,7 +457,7 @@ class DiaryEntry(models.Model):
     """
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="diary_entries")
-    day = models.PositiveIntegerField(_("in-game day"))
+    day = models.PositiveIntegerField(_("in-game day"), validators=bounds.day_validators())
     date = models.DateField(_("date"))
     weather_label = models.CharField(_("weather"), max_length=60, blank=True)
     min_temp_c = models.FloatField(_("minimum temperature (°C)"), null=True, blank=True)

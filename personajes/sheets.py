@@ -26,6 +26,7 @@ from mundo.access import is_master
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_locked
+from nucleo.text import clean_line, clean_text
 from nucleo.users import AnyUser
 from personajes import signals
 from personajes._helpers import INTEGER_TEXT, by_character, clean_reason, lock_character
@@ -62,7 +63,7 @@ _CONDITION_BOOLS = frozenset(
 
 def _clean_name(name: str) -> str:
     """The stripped name; raises ServiceError({"name": …}) when empty or too long."""
-    text = (name or "").strip()
+    text = clean_line(name).strip()
     if not text:
         raise ServiceError({"name": _("Give the character a name.")})
     if len(text) > NAME_MAX_LENGTH:
@@ -119,7 +120,7 @@ def character_create(
         campaign=campaign,
         player=player,
         name=clean_name,
-        concept=(concept or "").strip(),
+        concept=clean_text(concept).strip(),
         status=Character.Status.DRAFT,
     )
     if portrait:
@@ -194,7 +195,7 @@ def sheet_save(
     if new_name is not None:
         locked.name = new_name
     if concept is not None:
-        locked.concept = concept.strip()
+        locked.concept = clean_text(concept).strip()
     if portrait:
         locked.portrait = portrait
     if submit:

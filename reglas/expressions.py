@@ -46,10 +46,12 @@ MAX_NUMBER = 1_000_000
 MAX_TEXT_CHARS = 1000
 """Longest expression text, comment included."""
 
-_DICE = re.compile(r"(\d*)[dD](\d+|%)")
-_NUMBER = re.compile(r"\d+")
+# Digits are ASCII only: ``\d`` would take any script's digits (``١d٦`` read as 1d6), which
+# nobody types on purpose and ``int`` would happily convert.
+_DICE = re.compile(r"([0-9]*)[dD]([0-9]+|%)")
+_NUMBER = re.compile(r"[0-9]+")
 _COMPARISON = re.compile(r"\s*(<=|>=|=<|=>|≤|≥|<|>)")
-_DICE_WORD = re.compile(r"\d*[dD](\d+|%)(?![^\W\d_])")
+_DICE_WORD = re.compile(r"[0-9]*[dD]([0-9]+|%)(?![^\W\d_])")
 _OPS = {"<=": "<=", "=<": "<=", "≤": "<=", ">=": ">=", "=>": ">=", "≥": ">=", "<": "<", ">": ">"}
 _COMMENT_START = "(«\"'#¿¡[“"
 

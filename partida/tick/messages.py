@@ -59,6 +59,14 @@ def stored_message(message: Mapping[str, Any]) -> str:
         return tick_message(message)
 
 
+def last_day_message(limit: int) -> str:
+    """Why a tick was refused at the calendar's end (``nucleo.bounds``)."""
+    return gettext(
+        "The campaign has reached the last day the calendar allows (day %(limit)s or the year "
+        "2999): it cannot advance further."
+    ) % {"limit": limit}
+
+
 def refused_message(expected: int, current: int) -> str:
     """Why a tick was refused: the campaign moved to another day than the caller saw."""
     return gettext(

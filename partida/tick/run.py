@@ -18,10 +18,17 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from mundo.models import Campaign, DayTick
+from nucleo import bounds
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock
 from partida.tick.characters import close_characters_day
-from partida.tick.messages import message_code, refused_message, stored_message, tick_message
+from partida.tick.messages import (
+    last_day_message,
+    message_code,
+    refused_message,
+    stored_message,
+    tick_message,
+)
 from partida.tick.posts import create_diary_posts
 from partida.tick.world import advance_populations, open_world_day
 
@@ -74,6 +81,7 @@ def advance_day(
     expected_day: int | None = None,
     trigger: str = DayTick.Trigger.MASTER,
     scheduled_slot: datetime.datetime | None = None,
+    unless_ticked_since: datetime.datetime | None = None,
 ) -> TickResult:
     """Close the campaign's current day and open the next one (RULES.md R24), exactly once.
 
@@ -81,8 +89,12 @@ def advance_day(
     read now for an id). If the campaign is no longer on it and the tick that moved it exists,
     that tick's result is returned with ``advanced=False``; if it moved otherwise (an edit),
     raises ``TickRefused``. ``scheduled_slot``: the schedule's slot this run is for (beat);
-    a slot already handled returns the last tick's result. Works with no characters (only the
-    world advances; the message says so). Raises ``Campaign.DoesNotExist`` for an unknown id.
+    a slot already handled returns the last tick's result. ``unless_ticked_since``: when the
+    campaign's last tick was recorded at or after it, that tick's result is returned instead of
+    advancing again (the command line's guard: two runs started together advance once).
+    Raises ``TickRefused`` at the calendar's end (day ``nucleo.bounds.DAY_MAX`` or a date past
+    ``DATE_MAX``). Works with no characters (only the world advances; the message says so).
+    Raises ``Campaign.DoesNotExist`` for an unknown id.
     Source: RULES.md R6–R17, R24, R25.
     """
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
@@ -100,6 +112,10 @@ def advance_day(
             last = DayTick.objects.filter(campaign_id=campaign_id).order_by("-day").first()
             if last is not None:
                 return TickResult.from_record(last, advanced=False)
+        if unless_ticked_since is not None:
+            last = DayTick.objects.filter(campaign_id=campaign_id).order_by("-day").first()
+            if last is not None and last.created_at >= unless_ticked_since:
+                return TickResult.from_record(last, advanced=False)
         if locked.current_day != expected_day:
             record = DayTick.objects.filter(campaign_id=campaign_id, day=expected_day + 1).first()
             if record is None:
@@ -109,6 +125,10 @@ def advance_day(
                 # used up, or the next beat would advance a second time.
                 Campaign.objects.filter(pk=campaign_id).update(last_scheduled_run=scheduled_slot)
             return TickResult.from_record(record, advanced=False)
+        if locked.current_day >= bounds.DAY_MAX or (
+            bounds.day_date(locked.apocalypse_date, locked.current_day + 1) > bounds.DATE_MAX
+        ):
+            raise TickRefused(last_day_message(bounds.DAY_MAX))
         return _advance(locked, trigger, scheduled_slot, started)
 
 
@@ -124,7 +144,7 @@ def _advance(
     rules = campaign.rules
     closed = campaign.current_day
     new = closed + 1
-    closed_date = campaign.apocalypse_date + datetime.timedelta(days=closed)
+    closed_date = bounds.day_date(campaign.apocalypse_date, closed)
     world = open_world_day(campaign, rules, closed)
     outcome = close_characters_day(
         campaign=campaign, rules=rules, closed=closed, closed_date=closed_date, world=world

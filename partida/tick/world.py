@@ -8,7 +8,6 @@ statement per table (``nucleo.bulk``).
 
 from __future__ import annotations
 
-import datetime
 import json
 import math
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mundo.models import Campaign, Grid, GridDay, Settlement, SettlementDay, WeatherRecord
-from nucleo import bulk
+from nucleo import bounds, bulk
 from reglas.core import RollPurpose, make_rng
 from reglas.population import apply_adjustments_many, population_many
 from reglas.settings import RuleSettings
@@ -96,7 +95,7 @@ def _roll_weather_day(
 ) -> tuple[DayWeather, list[dict[str, Any]]]:
     """The weather of ``day`` for each climate: the stored record when it exists, else a roll
     with the climate's own generator. Returns the weather per climate and the rows to insert."""
-    season = season_for(campaign.apocalypse_date + datetime.timedelta(days=day))
+    season = season_for(bounds.day_date(campaign.apocalypse_date, day))
     out: DayWeather = {}
     rows: list[dict[str, Any]] = []
     table = campaign.tables.weather  # built once: the campaign's tables are validated on read
