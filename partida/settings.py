@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from here, not a CDN
+    "nucleo",  # the e-mail outbox (nucleo.mail)
     "mundo",
     "personajes",
     "escenas",
@@ -165,6 +166,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
     # Scenes: the daily e-mail digest (safe to run twice: escenas.notifications.digests_send).
     "send-daily-digests": {"task": "escenas.send_digests", "schedule": 24 * 3600.0},
+    # The e-mail outbox: retries of failed messages come due here (new ones are delivered
+    # right after the commit that writes them). Safe to run twice: nucleo.mail.outbox_claim.
+    "deliver-outbox": {"task": "nucleo.deliver_outbox", "schedule": 60.0},
 }
 # Scenes: absolute links in e-mails (the site's public address, no trailing slash).
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
