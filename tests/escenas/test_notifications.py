@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from escenas import diary, notifications, scenes, services, tasks
-from escenas.models import NotificationPreference, PostNotification
+from escenas.models import NotificationPreference, PostNotification, Scene
 from mundo.models import Membership
 from nucleo.mail import outbox_deliver
 from nucleo.models import OutboxMessage
@@ -234,3 +234,13 @@ def test_the_digest_link_switches_every_mail_off(campaign, master, player_a, mai
     assert link in digest.body
     assert client.post(link.removeprefix("http://127.0.0.1:8000")).status_code == 200
     assert NotificationPreference.objects.get(user=player_a).mode == "none"
+
+
+def test_a_line_break_in_a_scene_title_cannot_add_a_header(story, master, player_a, mailoutbox):
+    Scene.objects.filter(pk=story.pk).update(title="La\u2028gasolinera\r\nBcc: x@example.com")
+    story.refresh_from_db()
+    say(story, master, "Uno")
+    assert outbox_deliver().sent == 1
+    (message,) = mailoutbox
+    assert "La gasolinera Bcc: x@example.com" in message.subject
+    assert message.message()["Bcc"] is None
