@@ -237,3 +237,18 @@ def test_loading_the_demo_twice_duplicates_no_post_or_roll():
         RollRequest.objects.count(),
         Scene.objects.count(),
     ) == counts
+
+
+@pytest.mark.django_db
+def test_the_demo_makes_no_superuser_and_its_master_uses_the_scoped_admin():
+    # Issue 12: an older demo made `master` a superuser (password in the README); a reload
+    # takes the flags away.
+    get_user_model().objects.create_user("master", password="x", is_staff=True, is_superuser=True)
+    load_demo()
+    assert not get_user_model().objects.filter(is_superuser=True).exists()
+    assert not get_user_model().objects.filter(is_staff=True).exists()
+    client = Client()
+    assert client.login(username="master", password="partida-master")
+    assert client.get("/admin/").status_code == 200  # as the campaign's master
+    assert 'href="/admin/"' in client.get("/partidas/valle-gris/").content.decode()
+    assert client.get("/admin/auth/user/").status_code in (302, 403, 404)
