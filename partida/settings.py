@@ -36,6 +36,21 @@ HTTPS = env_bool("HTTPS", default=False)
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = HTTPS
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 3600 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# Checks silenced, each for its reason (``manage.py check --deploy --fail-level WARNING`` passes
+# with the compose file's environment, and with HTTPS=1; tests/partida/test_deploy_check.py):
+SILENCED_SYSTEM_CHECKS = []
+if not HTTPS:
+    # HTTPS=0 says the site is served over plain HTTP (the compose file serves
+    # http://127.0.0.1:8000 with no TLS proxy in front): HSTS (W004), the redirect to https
+    # (W008) and secure-only session and CSRF cookies (W012, W016) would lock the browser out
+    # of a site that has no https. HTTPS=1 turns all four on.
+    SILENCED_SYSTEM_CHECKS += ["security.W004", "security.W008", "security.W012", "security.W016"]
+if not SECURE_HSTS_PRELOAD:
+    # Preloading (W021) puts the domain on the browsers' built-in HTTPS-only list, which takes
+    # months to leave: an operator's decision for their own domain (SECURE_HSTS_PRELOAD=1).
+    SILENCED_SYSTEM_CHECKS += ["security.W021"]
 
 # Content Security Policy (Django's own middleware): the browser runs only the site's scripts
 # (static files, or an inline script carrying the response's nonce; no inline handler, no
@@ -158,12 +173,22 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = BASE_DIR / "media"
 
 # Django 6.1 mailers (the EMAIL_BACKEND setting is deprecated); the environment variable of
-# that name still picks the back end: the console by default.
-MAILERS = {
-    "default": {
-        "BACKEND": env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"),
+# that name still picks the back end: the console by default (the embedded demo). The SMTP back
+# end reads EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS,
+# EMAIL_USE_SSL and EMAIL_TIMEOUT (s). Every e-mail goes through the outbox (nucleo.mail).
+EMAIL_BACKEND_PATH = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+MAILER_OPTIONS: dict[str, object] = {}
+if EMAIL_BACKEND_PATH == "django.core.mail.backends.smtp.EmailBackend":
+    MAILER_OPTIONS = {
+        "host": env_str("EMAIL_HOST", "localhost"),
+        "port": env_int("EMAIL_PORT", 25),
+        "username": env_str("EMAIL_HOST_USER") or None,
+        "password": env_str("EMAIL_HOST_PASSWORD") or None,
+        "use_tls": env_bool("EMAIL_USE_TLS", default=False),
+        "use_ssl": env_bool("EMAIL_USE_SSL", default=False),
+        "timeout": env_int("EMAIL_TIMEOUT", 30),
     }
-}
+MAILERS = {"default": {"BACKEND": EMAIL_BACKEND_PATH, "OPTIONS": MAILER_OPTIONS}}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "partida@localhost")
 
 # Celery: Redis as broker and result backend when REDIS_URL is set; otherwise (the embedded

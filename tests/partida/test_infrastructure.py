@@ -70,7 +70,7 @@ def test_no_module_of_the_rules_engine_imports_django():
 def test_compose_file_names_every_service_with_a_healthcheck():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"postgres", "redis", "web", "worker", "beat"}
+    assert set(services) == {"postgres", "redis", "mailpit", "web", "worker", "beat"}
     for name, service in services.items():
         assert "healthcheck" in service, name
     assert "gunicorn" in services["web"]["command"]
@@ -83,6 +83,7 @@ def test_compose_file_names_every_service_with_a_healthcheck():
         assert env["DATABASE_URL"].startswith("postgres://")
         assert env["REDIS_URL"].startswith("redis://")
         assert services[app]["depends_on"]["postgres"]["condition"] == "service_healthy"
+        assert env["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
