@@ -189,15 +189,17 @@ def test_every_post_mail_has_a_one_click_unsubscribe(story, master, player_a, ma
     assert message.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert link.startswith("http://127.0.0.1:8000/avisos/baja/")
     assert link in message.body and link in message.alternatives[0].content
+    assert f"No recibir más correos de esta campaña: {link}" in message.body
     path = link.removeprefix("http://127.0.0.1:8000")
     # The page asks first (a GET, e.g. a link scanner, changes nothing)...
     page = client.get(path)
-    assert page.status_code == 200 and "La Campaña" in page.content.decode()
+    assert page.status_code == 200
+    assert "¿Dejar de recibir los correos de «La Campaña»?" in page.content.decode()
     assert not NotificationPreference.objects.filter(user=player_a).exists()
     # ...the mail client's one-click POST needs no session nor CSRF token.
     client.handler.enforce_csrf_checks = True
     done = client.post(path, {"List-Unsubscribe": "One-Click"})
-    assert done.status_code == 200
+    assert "no recibirás más correos de «La Campaña»" in done.content.decode()
     assert list(player_a.scene_preference.muted_campaigns.all()) == [story.campaign]
     # Muted: nothing more about that campaign, and the settings page can undo it.
     say(story, master, "Segundo")
