@@ -36,7 +36,7 @@ from escenas.models import (
 )
 from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound, ServiceError
-from nucleo.mail import message_new, outbox_enqueue
+from nucleo.mail import message_new, outbox_enqueue, outbox_withdraw
 from nucleo.models import OutboxMessage
 
 UNSUBSCRIBE_SALT = "escenas.unsubscribe"
@@ -251,7 +251,8 @@ def _settings_of(user_ids: set[int]) -> tuple[dict[int, str], set[tuple[int, int
 
 def notifications_mark_sent(*, post_ids: Iterable[int]) -> int:
     """Record posts as already e-mailed to everyone who would be told about them, without
-    sending anything (for history loaded in bulk, e.g. the demo). Returns the rows written."""
+    sending anything (for history loaded in bulk, e.g. the demo): their e-mails still in the
+    outbox are withdrawn. Returns the rows written."""
     posts = _posts_for_mail(post_ids)
     recipients = _recipients_by_post(posts)
     rows = [
@@ -260,6 +261,7 @@ def notifications_mark_sent(*, post_ids: Iterable[int]) -> int:
         for user, _view in recipients[post.pk]
     ]
     PostNotification.objects.bulk_create(rows, ignore_conflicts=True)
+    outbox_withdraw(post_topic(post.pk) for post in posts)
     return len(rows)
 
 

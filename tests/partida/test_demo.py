@@ -211,6 +211,9 @@ def test_demo_scenes_have_the_play_loop(mailoutbox):
     assert Post.objects.filter(scene__kind="offtopic", campaign=campaign).count() == 2
     assert "La gasolinera de la N-420" in output
     assert mailoutbox == []  # the demo's history is not e-mailed
+    from nucleo.models import OutboxMessage
+
+    assert not OutboxMessage.objects.exists()  # nor left in the outbox
     # Anonymous visitors read the public scene, without the whisper or the note.
     html = Client().get(story.get_absolute_url()).content.decode()
     assert "Lucía mete la palanca" in html
