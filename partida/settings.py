@@ -175,7 +175,8 @@ MEDIA_ROOT = BASE_DIR / "media"
 # Django 6.1 mailers (the EMAIL_BACKEND setting is deprecated); the environment variable of
 # that name still picks the back end: the console by default (the embedded demo). The SMTP back
 # end reads EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS,
-# EMAIL_USE_SSL and EMAIL_TIMEOUT (s). Every e-mail goes through the outbox (nucleo.mail).
+# EMAIL_USE_SSL and EMAIL_TIMEOUT (s); the file back end EMAIL_FILE_PATH. Every e-mail goes
+# through the outbox (nucleo.mail).
 EMAIL_BACKEND_PATH = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 MAILER_OPTIONS: dict[str, object] = {}
 if EMAIL_BACKEND_PATH == "django.core.mail.backends.smtp.EmailBackend":
@@ -188,6 +189,8 @@ if EMAIL_BACKEND_PATH == "django.core.mail.backends.smtp.EmailBackend":
         "use_ssl": env_bool("EMAIL_USE_SSL", default=False),
         "timeout": env_int("EMAIL_TIMEOUT", 30),
     }
+elif EMAIL_BACKEND_PATH == "django.core.mail.backends.filebased.EmailBackend":
+    MAILER_OPTIONS = {"file_path": env_str("EMAIL_FILE_PATH", str(BASE_DIR / "sent-mail"))}
 MAILERS = {"default": {"BACKEND": EMAIL_BACKEND_PATH, "OPTIONS": MAILER_OPTIONS}}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "partida@localhost")
 
