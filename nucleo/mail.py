@@ -39,6 +39,8 @@ logger = logging.getLogger("nucleo.mail")
 
 BATCH_SIZE = 100
 """Messages claimed and sent over one connection per run."""
+BATCHES_PER_RUN = 20
+"""Batches one task run sends before it queues itself again (a full batch means more due)."""
 CLAIM_LEASE = datetime.timedelta(minutes=10)
 """How long a claimed message is a worker's before another may take it again."""
 MAX_ATTEMPTS = 8
@@ -121,13 +123,14 @@ class Delivery:
 
 
 def outbox_claim(
-    *, now: datetime.datetime | None = None, limit: int = BATCH_SIZE
+    *, now: datetime.datetime | None = None, limit: int | None = None
 ) -> tuple[str, list[OutboxMessage]]:
-    """Claim up to ``limit`` due messages (pending or with an expired claim, oldest due
-    first) for this run: a claim token, the messages. Each claimed message's ``attempts`` goes
-    up by one and it is not due again before ``CLAIM_LEASE`` has passed. Queries: 3 (select,
-    update, read back) in one transaction."""
+    """Claim up to ``limit`` (default ``BATCH_SIZE``) due messages (pending or with an
+    expired claim, oldest due first) for this run: a claim token, the messages. Each claimed
+    message's ``attempts`` goes up by one and it is not due again before ``CLAIM_LEASE`` has
+    passed. Queries: 3 (select, update, read back) in one transaction."""
     now = now or timezone.now()
+    limit = BATCH_SIZE if limit is None else limit
     token = uuid.uuid4().hex
     due = OutboxMessage.objects.filter(
         state__in=[OutboxMessage.State.PENDING, OutboxMessage.State.SENDING],
@@ -195,7 +198,7 @@ def _mark_failed(message: OutboxMessage, token: str, error: BaseException) -> bo
     return retry
 
 
-def outbox_deliver(*, now: datetime.datetime | None = None, limit: int = BATCH_SIZE) -> Delivery:
+def outbox_deliver(*, now: datetime.datetime | None = None, limit: int | None = None) -> Delivery:
     """Claim the due messages (``outbox_claim``) and send them over one connection of the
     default mailer, each marked sent right after the server accepted it; a message the
     server refused, or that could not even be built, is put back with a backoff (see
@@ -239,8 +242,18 @@ def outbox_deliver(*, now: datetime.datetime | None = None, limit: int = BATCH_S
 
 @shared_task(name="nucleo.deliver_outbox")
 def deliver_outbox() -> dict[str, int]:
-    """The worker's task: ``outbox_deliver`` (queued after each commit that writes messages,
-    and run by beat every minute for the retries). Safe to run twice or concurrently: a
-    message is claimed by one run. Returns the counts ``sent``, ``retrying`` and ``failed``."""
-    delivery = outbox_deliver()
-    return {"sent": delivery.sent, "retrying": delivery.retrying, "failed": delivery.failed}
+    """The worker's task: ``outbox_deliver`` batch after batch while batches come back full
+    (up to ``BATCHES_PER_RUN``, then it queues itself again), so a tick's thousands of diary
+    e-mails do not wait for beat. Queued after each commit that writes messages, and run by
+    beat every minute for the retries. Safe to run twice or concurrently: a message is claimed
+    by one run. Returns the counts ``sent``, ``retrying`` and ``failed``."""
+    total = {"sent": 0, "retrying": 0, "failed": 0}
+    for _batch in range(BATCHES_PER_RUN):
+        delivery = outbox_deliver()
+        total["sent"] += delivery.sent
+        total["retrying"] += delivery.retrying
+        total["failed"] += delivery.failed
+        if delivery.sent + delivery.retrying + delivery.failed < BATCH_SIZE:
+            return total
+    deliver_outbox.delay()
+    return total

@@ -147,3 +147,15 @@ def test_two_workers_at_once_never_send_one_message_twice(mailoutbox):
     first, second = claimed
     assert not set(first) & set(second)
     assert len(first) + len(second) == 40
+
+
+def test_the_task_goes_on_while_batches_come_back_full(monkeypatch, mailoutbox):
+    monkeypatch.setattr(mail, "BATCH_SIZE", 3)
+    monkeypatch.setattr(mail, "BATCHES_PER_RUN", 2)
+    OutboxMessage.objects.bulk_create(
+        message_new(to=f"p{i}@example.com", subject="s", body_text="b") for i in range(8)
+    )
+    # 3 + 3 in this run, then it queues itself (eager here): 2 more.
+    assert mail.deliver_outbox.apply().get() == {"sent": 6, "retrying": 0, "failed": 0}
+    assert len(mailoutbox) == 8
+    assert set(OutboxMessage.objects.values_list("state", flat=True)) == {"sent"}
