@@ -12,7 +12,8 @@ help:
 	@echo "make test     set up and run the whole suite (SQLite; PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set;"
 	@echo "              browser tests with Debian's /usr/bin/chromium, which .ci/run installs)"
 	@echo "make install  only the virtual environment, from requirements.lock"
-	@echo "make bench    benchmarks (tests/bench), printing figures and ratios"
+	@echo "make bench    benchmarks (tests/bench) on a fresh PostgreSQL database when one answers, else SQLite;"
+	@echo "              prints one table and writes bench-results.json"
 	@echo "make lint     ruff, import-linter and mypy"
 	@echo "make lock     recompile requirements.lock from pyproject.toml"
 
@@ -45,7 +46,7 @@ test: install lint
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 bench: install
-	$(VENV)/bin/pytest tests/bench -p no:cacheprovider -s $(PYTEST_ARGS)
+	scripts/bench $(PYTEST_ARGS)
 
 format: install
 	$(VENV)/bin/ruff format .

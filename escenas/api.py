@@ -353,7 +353,10 @@ class RollSpecSerializer(StrictSerializer):
 
 
 class PostCreateSerializer(StrictSerializer):
-    """A new post: text and/or one roll; who speaks (``as``); an idempotency key."""
+    """A new post: text and/or one roll; who speaks (``voice``; ``as`` is its old name, still
+    accepted); an idempotency key. The ``roll`` object uses the roll vocabulary of
+    ``personajes.rolls`` (kind, character, trait, threshold, probability, expression, reason,
+    hidden), as the post form and the services do."""
 
     body = serializers.CharField(
         required=False,
@@ -365,13 +368,13 @@ class PostCreateSerializer(StrictSerializer):
     character = serializers.IntegerField(
         required=False,
         allow_null=True,
-        help_text=gettext_lazy("as = character: the id of my character in the scene."),
+        help_text=gettext_lazy("voice = character: the id of my character in the scene."),
     )
     npc_name = serializers.CharField(
         required=False,
         allow_blank=True,
         max_length=80,
-        help_text=gettext_lazy("as = npc (the master): the name of who speaks."),
+        help_text=gettext_lazy("voice = npc (the master): the name of who speaks."),
     )
     note_to_master = serializers.CharField(
         required=False,
@@ -414,30 +417,33 @@ class PostCreateSerializer(StrictSerializer):
         ),
     )
 
+    voice = serializers.ChoiceField(
+        choices=Post.Voice.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "Who speaks: character, player (default), narrator or npc (the last two: the "
+            "master only); the post's own ``voice``."
+        ),
+    )
+
     def get_fields(self) -> dict[str, serializers.Field]:
         # "as" is a Python keyword: the field is added here under its JSON name.
         fields = super().get_fields()
+        help_text = gettext_lazy("Deprecated: the same as voice.")
         fields["as"] = serializers.ChoiceField(
-            choices=Post.Voice.choices,
-            required=False,
-            help_text=gettext_lazy(
-                "Who speaks: character, player (default), narrator or npc (the last two: the "
-                "master only)."
-            ),
+            Post.Voice.choices, required=False, help_text=help_text
         )
         return fields
 
-
-SERVICE_FIELDS = {
-    "voice": "as",
-    "trait": "roll.trait",
-    "base_threshold": "roll.threshold",
-    "probability": "roll.probability",
-    "expression": "roll.expression",
-    "roll_character": "roll.character",
-    "roll_kind": "roll.kind",
-    "reason": "roll.reason",
-}
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        alias = data.pop("as", None)
+        if alias is not None:
+            if data.get("voice", alias) != alias:
+                raise serializers.ValidationError(
+                    {"as": [_("Send voice or as (the same), not both with different values.")]}
+                )
+            data["voice"] = alias
+        return data
 
 
 @extend_schema(tags=["scenes"])
@@ -505,7 +511,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
                 author=request.user,
                 idempotency_key=key,
                 body=data.get("body", ""),
-                voice=data.get("as", Post.Voice.PLAYER),
+                voice=data.get("voice", Post.Voice.PLAYER),
                 character=self._character(access, data.get("character"), "character"),
                 npc_name=data.get("npc_name", ""),
                 note_to_master=data.get("note_to_master", ""),
@@ -515,7 +521,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
                 fulfil=data.get("fulfil", []),
             )
         except DjangoValidationError as exc:
-            raise as_drf(exc, SERVICE_FIELDS) from None
+            raise as_drf(exc, {"voice": "as"} if "as" in request.data else {}) from None
         post, _access = access_post(request.user, made.pk, campaign=access.scene.campaign)
         body = PostSerializer(selectors.post_view(post, access.viewer)).data
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
@@ -548,16 +554,9 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
     ) -> services.RollSpec | None:
         if not spec:
             return None
-        return services.RollSpec(
-            kind=spec["kind"],
-            character=self._character(access, spec.get("character"), "roll", "character"),
-            trait_slug=spec.get("trait", ""),
-            base_threshold=spec.get("threshold"),
-            probability=spec.get("probability"),
-            expression=spec.get("expression", ""),
-            reason=spec.get("reason", ""),
-            hidden=spec.get("hidden", False),
-        )
+        # The roll object's keys are the service's RollSpec fields (one vocabulary).
+        character = self._character(access, spec.get("character"), "roll", "character")
+        return services.RollSpec(**{**spec, "character": character})
 
 
 @extend_schema(

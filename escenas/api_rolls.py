@@ -92,16 +92,16 @@ class RollThresholdView(generics.GenericAPIView):
         try:
             if link is not None:
                 updated = services.roll_threshold_set(
-                    post_roll=link, master=request.user, base_threshold=value
+                    post_roll=link, master=request.user, threshold=value
                 )
             else:
                 updated = personajes_rolls.threshold_set(
-                    roll=roll, master=request.user, base_threshold=value
+                    roll=roll, master=request.user, threshold=value
                 )
         except DjangoValidationError as exc:
             if getattr(exc, "code", None) == personajes_rolls.THRESHOLD_SET:
                 return Response({"detail": exc.messages[0]}, status=status.HTTP_409_CONFLICT)
-            raise as_drf(exc, {"base_threshold": "threshold", "probability": "threshold"}) from None
+            raise as_drf(exc, {"probability": "threshold"}) from None
         fresh, _link = access_roll(request.user, updated.pk)
         return Response(personajes_api.RollSerializer(fresh).data)
 
@@ -140,6 +140,12 @@ class RollRequestSerializer(serializers.ModelSerializer):
     trait = serializers.SlugField(
         source="trait.slug", read_only=True, help_text=gettext_lazy("Slug of the trait to roll.")
     )
+    threshold = serializers.IntegerField(
+        source="base_threshold",
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy("Base threshold, % (0..100), or null: set later."),
+    )
 
     class Meta:
         model = RollRequest
@@ -148,6 +154,7 @@ class RollRequestSerializer(serializers.ModelSerializer):
             "scene",
             "character",
             "trait",
+            "threshold",
             "base_threshold",
             "reason",
             "hidden",
@@ -156,7 +163,7 @@ class RollRequestSerializer(serializers.ModelSerializer):
         read_only_fields = fields
         extra_kwargs = {
             "base_threshold": {
-                "help_text": gettext_lazy("Base threshold, % (0..100), or null: set later.")
+                "help_text": gettext_lazy("Deprecated: the same as threshold."),
             },
             "reason": {"help_text": gettext_lazy("What the roll is for.")},
             "hidden": {"help_text": gettext_lazy("Its dice will be the master's only.")},
@@ -230,12 +237,12 @@ class RollRequestListView(generics.GenericAPIView):
                 master=request.user,
                 character=character,
                 trait=trait,
-                base_threshold=data.get("threshold"),
+                threshold=data.get("threshold"),
                 reason=data.get("reason", ""),
                 hidden=data.get("hidden", False),
             )
         except DjangoValidationError as exc:
-            raise as_drf(exc, {"base_threshold": "threshold"}) from None
+            raise as_drf(exc, {}) from None
         made = RollRequest.objects.select_related("trait").get(pk=made.pk)
         return Response(RollRequestSerializer(made).data, status=status.HTTP_201_CREATED)
 

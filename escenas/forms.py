@@ -28,6 +28,11 @@ def new_idempotency_key() -> str:
 class PostForm(forms.Form):
     """A post: voice, text, note to the master, whisper, and at most one roll to make.
 
+    The roll's inputs are ``roll_<name>`` for each name of the roll vocabulary
+    (``personajes.rolls``: kind, character, trait, threshold, probability, expression, reason,
+    hidden): the API's ``roll`` object, flattened. The service's ``roll.<name>`` errors land on
+    them (``nucleo.forms.add_service_errors``).
+
     Built for one ``SceneAccess``: the voices, characters, traits, whisper recipients and pending
     roll requests offered are the viewer's.
     """
@@ -69,8 +74,8 @@ class PostForm(forms.Form):
         ],
     )
     roll_character = forms.TypedChoiceField(label=_("Character"), required=False, coerce=int)
-    trait = forms.ChoiceField(label=_("Trait"), required=False)
-    threshold = forms.IntegerField(
+    roll_trait = forms.ChoiceField(label=_("Trait"), required=False)
+    roll_threshold = forms.IntegerField(
         label=_("Threshold (%)"),
         required=False,
         min_value=0,
@@ -78,7 +83,7 @@ class PostForm(forms.Form):
         help_text=_("Leave it empty and the master will set it; the dice are rolled now."),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    probability = forms.IntegerField(
+    roll_probability = forms.IntegerField(
         label=_("Probability (%)"),
         required=False,
         min_value=0,
@@ -86,15 +91,15 @@ class PostForm(forms.Form):
         help_text=_("Leave it empty and the master will set it; the die is rolled now."),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    expression = forms.CharField(
+    roll_expression = forms.CharField(
         label=_("Dice expression"),
         required=False,
         max_length=200,
         help_text=_("For example 2d6+1, 1d3 or 3d100<=40 (counts successes)."),
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
-    reason = forms.CharField(label=_("Reason for the roll"), required=False, max_length=200)
-    hidden = forms.BooleanField(
+    roll_reason = forms.CharField(label=_("Reason for the roll"), required=False, max_length=200)
+    roll_hidden = forms.BooleanField(
         label=_("Hidden roll (only the master sees the dice)"), required=False
     )
     fulfil = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)
@@ -125,7 +130,7 @@ class PostForm(forms.Form):
         if voices and not self.initial.get("voice"):
             self.fields["voice"].initial = voices[0][0]
         self.fields["roll_character"].choices = [(c.pk, c.name) for c in access.characters]
-        self.fields["trait"].choices = [(t.slug, t.name) for t in traits]
+        self.fields["roll_trait"].choices = [(t.slug, t.name) for t in traits]
         self.fields["whisper_to"].choices = [(u.pk, u.get_username()) for u in whisper_candidates]
         self.whisper_users = {str(u.pk): u for u in whisper_candidates}
         self.requests = list(requests)
@@ -133,7 +138,7 @@ class PostForm(forms.Form):
         if access.is_master:
             del self.fields["note_to_master"]
         else:
-            del self.fields["hidden"]
+            del self.fields["roll_hidden"]
             del self.fields["npc_name"]
         if not access.characters or not traits:
             self.fields["roll_kind"].choices = [
@@ -164,21 +169,21 @@ class PostForm(forms.Form):
         return RollSpec(
             kind=kind,
             character=character,
-            trait_slug=data.get("trait") or "",
-            base_threshold=data.get("threshold"),
-            probability=data.get("probability"),
-            expression=data.get("expression") or "",
-            reason=data.get("reason") or "",
-            hidden=bool(data.get("hidden")),
+            trait=data.get("roll_trait") or "",
+            threshold=data.get("roll_threshold"),
+            probability=data.get("roll_probability"),
+            expression=data.get("roll_expression") or "",
+            reason=data.get("roll_reason") or "",
+            hidden=bool(data.get("roll_hidden")),
         )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         kind = data.get("roll_kind")
-        if kind == Roll.Kind.ACTION and not data.get("trait"):
-            self.add_error("trait", _("Choose the trait to roll."))
-        if kind == Roll.Kind.EXPRESSION and not (data.get("expression") or "").strip():
-            self.add_error("expression", _("Write the dice to roll, for example 2d6+1."))
+        if kind == Roll.Kind.ACTION and not data.get("roll_trait"):
+            self.add_error("roll_trait", _("Choose the trait to roll."))
+        if kind == Roll.Kind.EXPRESSION and not (data.get("roll_expression") or "").strip():
+            self.add_error("roll_expression", _("Write the dice to roll, for example 2d6+1."))
         return data
 
     def service_kwargs(self) -> dict[str, Any]:
@@ -219,7 +224,7 @@ class PostEditForm(forms.Form):
 class ThresholdForm(forms.Form):
     """The master sets a roll's threshold (%)."""
 
-    base_threshold = forms.IntegerField(
+    threshold = forms.IntegerField(
         label=_("Threshold (%)"),
         min_value=0,
         max_value=100,
@@ -232,7 +237,7 @@ class RollRequestForm(forms.Form):
 
     character = forms.TypedChoiceField(label=_("Character"), coerce=int)
     trait = forms.ChoiceField(label=_("Trait"))
-    base_threshold = forms.IntegerField(
+    threshold = forms.IntegerField(
         label=_("Threshold (%)"),
         required=False,
         min_value=0,

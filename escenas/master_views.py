@@ -55,7 +55,7 @@ def roll_threshold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             services.roll_threshold_set(
                 post_roll=post_roll,
                 master=request.user,
-                base_threshold=form.cleaned_data["base_threshold"],
+                threshold=form.cleaned_data["threshold"],
             )
         except ServiceError as exc:
             messages.error(request, " ".join(exc.messages))
@@ -90,7 +90,7 @@ def roll_request_create(request: HttpRequest, slug: str, pk: int) -> HttpRespons
                 master=request.user,
                 character=form.characters[data["character"]],
                 trait=form.traits[data["trait"]],
-                base_threshold=data.get("base_threshold"),
+                threshold=data.get("threshold"),
                 reason=data.get("reason") or "",
                 hidden=bool(data.get("hidden")),
             )

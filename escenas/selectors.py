@@ -55,7 +55,7 @@ from personajes.access import CharacterViewer
 from personajes.access import member_viewers as member_viewers  # read by the services
 from personajes.mapping import condition_state
 from personajes.models import Character, DiaryEntry, Roll, Trait, TraitValue
-from reglas.characters import action_penalty
+from reglas.characters import action_penalty, is_dirt_sensitive
 from reglas.core import breakdown_total
 from reglas.dice import action_chance
 
@@ -428,7 +428,7 @@ def character_traits(
             TraitOption(
                 trait=t,
                 value=values.get((c.pk, t.pk), 0),
-                penalty=dirty if t.dirt_sensitive else base,
+                penalty=dirty if is_dirt_sensitive(t.slug, rules) else base,
             )
             for t in traits
         ]
@@ -456,7 +456,7 @@ class Chance:
 
 
 def roll_chance(
-    access: SceneAccess, *, character_id: int | None, trait_slug: str, base_threshold: int | None
+    access: SceneAccess, *, character_id: int | None, trait: str, threshold: int | None
 ) -> Chance | None:
     """The chance of an action roll the viewer may make in the scene; None when the character
     or trait is not theirs to roll. Two queries (traits, values)."""
@@ -467,13 +467,13 @@ def roll_chance(
         return None
     character = chars[0]
     options = character_traits(access.scene.campaign, [character])[character.pk]
-    option = next((o for o in options if o.trait.slug == trait_slug), None)
+    option = next((o for o in options if o.trait.slug == trait), None)
     if option is None:
         return None
-    if base_threshold is None:
+    if threshold is None:
         return Chance(character, option, None, None, None)
-    chance = action_chance(option.value, base_threshold, option.penalty)
-    return Chance(character, option, base_threshold, chance.effective, chance.p)
+    chance = action_chance(option.value, threshold, option.penalty)
+    return Chance(character, option, threshold, chance.effective, chance.p)
 
 
 # --- Search, feeds, diaries -----------------------------------------------------------------------

@@ -65,15 +65,17 @@ NPC_NAME_MAX = 80
 class RollSpec:
     """What roll a post asks for — never its dice or outcome, which the server makes.
 
-    ``kind``: ``action`` (``character`` + ``trait_slug``, optional ``base_threshold`` in %),
+    ``kind``: ``action`` (``character`` + ``trait`` slug, optional base ``threshold`` in %),
     ``event`` (optional ``probability`` in %) or ``expression`` (``expression`` text).
-    ``hidden``: master-only roll (only the master may ask for it).
+    ``hidden``: master-only roll (only the master may ask for it). The names are the roll
+    vocabulary of ``personajes.rolls``; the post's errors about its roll are keyed
+    ``roll.<name>`` (the API's nesting; a form flattens it to ``roll_<name>``).
     """
 
     kind: str
     character: Character | None = None
-    trait_slug: str = ""
-    base_threshold: int | None = None
+    trait: str = ""
+    threshold: int | None = None
     probability: int | None = None
     expression: str = ""
     reason: str = ""
@@ -142,7 +144,21 @@ def _make_roll(
     author: Any,
     post_character: Character | None,
 ) -> Roll:
-    """Make one roll of a post (the campaign row is already locked)."""
+    """Make one roll of a post (the campaign row is already locked); a refusal's field keys
+    are under ``roll.`` (``roll.trait``), as the post's request names them."""
+    try:
+        return _roll_of_spec(access, spec=spec, author=author, post_character=post_character)
+    except ServiceError as exc:
+        raise exc.nested("roll") from None
+
+
+def _roll_of_spec(
+    access: selectors.SceneAccess,
+    *,
+    spec: RollSpec,
+    author: Any,
+    post_character: Character | None,
+) -> Roll:
     campaign = access.scene.campaign
     if spec.hidden and not access.is_master:
         raise ServiceError(_("Only the master can make hidden rolls."))
@@ -150,13 +166,13 @@ def _make_roll(
     if spec.kind == Roll.Kind.ACTION:
         character = spec.character or post_character
         if character is None or character.pk not in allowed:
-            raise ServiceError({"roll_character": _("Choose a character of this scene to roll.")})
-        if not spec.trait_slug:
+            raise ServiceError({"character": _("Choose a character of this scene to roll.")})
+        if not spec.trait:
             raise ServiceError({"trait": _("Choose the trait to roll.")})
         return personajes_rolls.roll_action_for_character(
             character=allowed[character.pk],
-            trait_slug=spec.trait_slug,
-            base_threshold=spec.base_threshold,
+            trait=spec.trait,
+            threshold=spec.threshold,
             made_by=author,
             reason=spec.reason,
         )
@@ -179,7 +195,7 @@ def _make_roll(
             character=character,
             reason=spec.reason,
         )
-    raise ServiceError({"roll_kind": _("Unknown kind of roll.")})
+    raise ServiceError({"kind": _("Unknown kind of roll.")})
 
 
 def post_create(
@@ -282,8 +298,8 @@ def _answer_requests(
     for request in requests:
         made = personajes_rolls.roll_action_for_character(
             character=request.character,
-            trait_slug=request.trait.slug,
-            base_threshold=request.base_threshold,
+            trait=request.trait.slug,
+            threshold=request.base_threshold,
             made_by=author,
             reason=request.reason,
         )
@@ -405,15 +421,13 @@ def post_delete(*, post: Post, user: AbstractBaseUser) -> Post:
 
 
 @campaign_locked(lambda post_roll, **_: post_roll.roll.campaign_id)
-def roll_threshold_set(
-    *, post_roll: PostRoll, master: AbstractBaseUser, base_threshold: int
-) -> Roll:
+def roll_threshold_set(*, post_roll: PostRoll, master: AbstractBaseUser, threshold: int) -> Roll:
     """The master sets the threshold of a roll in a post made without one
     (``personajes.rolls.threshold_set``: its checks and errors); the stored dice decide the
     outcome; the post is marked updated so open pages refresh it. Source: RULES.md R2, R3.
     """
     updated = personajes_rolls.threshold_set(
-        roll=post_roll.roll, master=master, base_threshold=base_threshold
+        roll=post_roll.roll, master=master, threshold=threshold
     )
     Post.objects.filter(pk=post_roll.post_id).update(updated_at=timezone.now())
     return updated
@@ -426,7 +440,7 @@ def roll_request_create(
     master: AbstractBaseUser,
     character: Character,
     trait: Trait,
-    base_threshold: int | None = None,
+    threshold: int | None = None,
     reason: str = "",
     hidden: bool = False,
 ) -> RollRequest:
@@ -441,19 +455,14 @@ def roll_request_create(
         raise ServiceError({"character": _("That character is not in this scene.")})
     if trait.campaign_id != access.scene.campaign_id:
         raise ServiceError({"trait": _("Choose a trait of this campaign.")})
-    if base_threshold is not None and not 0 <= base_threshold <= 100:
-        raise ServiceError(
-            {"base_threshold": _("The threshold must be a whole number from 0 to 100 (%).")}
-        )
-    reason = (reason or "").strip()
-    if len(reason) > 200:
-        raise ServiceError({"reason": _("The reason is too long (at most 200 characters).")})
+    base = personajes_rolls.parse_threshold(threshold, required=False)
+    reason = personajes_rolls.clean_reason(reason)
     return RollRequest.objects.create(
         scene=access.scene,
         character=character,
         requested_by=master,
         trait=trait,
-        base_threshold=base_threshold,
+        base_threshold=base,
         reason=reason,
         hidden=hidden,
     )
@@ -476,11 +485,11 @@ DRAFT_DATA_KEYS = (
     "npc_name",
     "roll_kind",
     "roll_character",
-    "trait",
-    "threshold",
-    "probability",
-    "expression",
-    "reason",
+    "roll_trait",
+    "roll_threshold",
+    "roll_probability",
+    "roll_expression",
+    "roll_reason",
 )
 
 

@@ -368,8 +368,8 @@ def roll_chance(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     chance = selectors.roll_chance(
         access,
         character_id=character_id,
-        trait_slug=request.GET.get("trait", ""),
-        base_threshold=number("threshold"),
+        trait=request.GET.get("roll_trait", ""),
+        threshold=number("roll_threshold"),
     )
     return render(request, SCENE_TEMPLATE + "#chance", {"chance": chance})
 

@@ -19,6 +19,7 @@ from mundo.models import (
     WorldRoll,
 )
 from mundo.selectors import settlement_status
+from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
 
 
@@ -113,7 +114,7 @@ def _run_each(
         except ServiceError as exc:
             modeladmin.message_user(request, f"{obj}: {' '.join(exc.messages)}", messages.ERROR)
         else:
-            modeladmin.message_user(request, f"{obj}: {roll.description}", messages.SUCCESS)
+            modeladmin.message_user(request, f"{obj}: {world_roll_text(roll)}", messages.SUCCESS)
 
 
 @admin.register(Location)

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from mundo import access, charts, forms, rules, selectors, services
 from mundo.models import Campaign, Invitation, Location, WorldRoll
+from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 
@@ -214,20 +215,20 @@ def _run_world_action(
         return _("Place created: %(name)s.") % {"name": place.name}, None
     if action == "discover":
         roll = services.shop_discover(location=data["location"], user=user)
-        return roll.description, roll
+        return world_roll_text(roll), roll
     if action == "search":
         roll = services.location_search(location=data["location"], user=user)
-        return roll.description, roll
+        return world_roll_text(roll), roll
     if action == "route":
         roll = services.route_check(
             settlement=data["settlement"], user=user, path_m=data["path_m"], mode=data["mode"]
         )
-        return roll.description, roll
+        return world_roll_text(roll), roll
     if action == "restore":
         roll = services.utility_restore(
             grid=data["grid"], user=user, power=data["power"], water=data["water"]
         )
-        return roll.description, roll
+        return world_roll_text(roll), roll
     if action == "schedule":
         services.campaign_schedule_set(campaign=campaign, user=user, **data)
         return _("Schedule saved."), None

@@ -18,6 +18,18 @@ class ServiceError(ValidationError):
     Built like a ``ValidationError``: one message, a list, or ``{field: message}``.
     """
 
+    def nested(self, prefix: str) -> ServiceError:
+        """The same refusal with each field key under ``prefix`` (``trait`` → ``roll.trait``),
+        as a part of a bigger request reports it; messages without a field stay on top."""
+        if not hasattr(self, "error_dict"):
+            return ServiceError(self.messages, code=getattr(self, "code", None))
+        return ServiceError(
+            {
+                (key if key == "__all__" else f"{prefix}.{key}"): errors
+                for key, errors in self.error_dict.items()
+            }
+        )
+
 
 class NotFound(Exception):
     """The thing does not exist, or the viewer may not know that it does (same answer)."""

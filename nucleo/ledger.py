@@ -120,11 +120,14 @@ def roll_record[M: Model](
 
 @dataclass(frozen=True, slots=True)
 class LedgerRow:
-    """One row for ``rolls_record_bulk``: its purpose and subject, and every other field."""
+    """One row for ``rolls_record_bulk``: its purpose and subject, every other field, and
+    ``drawn_with``: the key the caller drew its dice from, when it drew them before writing
+    (the daily tick), which the ledger checks is the key it gives the row."""
 
     purpose: int
     subject: int
     fields: Mapping[str, Any] = field(default_factory=dict)
+    drawn_with: Sequence[int] | None = None
 
 
 def bulk_keys(
@@ -165,10 +168,12 @@ def rolls_record_bulk(
     given are filled in here.
     Queries: two (keys, insert); none for no rows.
 
-    The dice are the caller's: a caller that drew them from a shared generator of a whole step
-    (the daily tick's health step) says so, since the stored key then names the roll without
-    reproducing its dice; the stored dice are the record. Raises ``LockOrderError`` outside
-    ``campaign_lock``; ``ValueError`` for rows with different fields.
+    The dice are the caller's, drawn from ``make_rng(entropy, key)``: a caller that drew them
+    before writing gives that key as ``drawn_with`` and the ledger refuses the batch
+    (``ValueError``) when the key it gives differs, so a stored key always reproduces its
+    dice; the stored dice remain the record. Raises ``LockOrderError`` outside
+    ``campaign_lock``; ``ValueError`` for rows with different fields or a ``drawn_with`` that is
+    not the row's key.
     """
     if not rows:
         return []
@@ -176,6 +181,9 @@ def rolls_record_bulk(
     if any(list(r.fields) != names for r in rows):
         raise ValueError("Every bulk roll row needs the same fields, in the same order.")
     keys = bulk_keys(model, campaign_id=campaign.pk, day=day, rows=rows)
+    for r, key in zip(rows, keys, strict=True):
+        if r.drawn_with is not None and [int(k) for k in r.drawn_with] != key:
+            raise ValueError(f"Dice drawn with key {list(r.drawn_with)} would be stored as {key}.")
     columns: dict[str, list[Any]] = {name: [r.fields[name] for r in rows] for name in names}
     columns.update(
         campaign=[campaign.pk] * len(rows),

@@ -103,6 +103,7 @@ MESSAGES: dict[str, Promise] = {
         "%(maximum)s in all."
     ),
     "roll_count_invalid": _("The number of rolls must be a non-negative whole number (%(size)s)."),
+    "roll_generators_mismatch": _("There are %(rolls)s rolls and %(generators)s generators."),
     # --- character state and the day's arrays (R6–R9, R12, R13, R15) ---
     "column_shape": _("«%(name)s» must have shape (%(n)s,), not %(shape)s."),
     "column_negative": _("«%(name)s» cannot be negative."),

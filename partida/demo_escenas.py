@@ -151,8 +151,8 @@ def _story_door_posts(story: Scene, *, master: Any, ana: Any, lucia: Character) 
         roll=services.RollSpec(
             kind="action",
             character=lucia,
-            trait_slug="fuerza",
-            base_threshold=30,  # the rulebook's door: 30 %, one success is enough (R3)
+            trait="fuerza",
+            threshold=30,  # the rulebook's door: 30 %, one success is enough (R3)
             reason="Forzar la persiana",
         ),
     )
@@ -207,7 +207,7 @@ def _story_store_posts(
         character=lucia,
         body="Lucía se asoma a la ventanilla del almacén antes de abrir la puerta.",
         roll=services.RollSpec(
-            kind="action", character=lucia, trait_slug="percepcion", reason="Mirar dentro"
+            kind="action", character=lucia, trait="percepcion", reason="Mirar dentro"
         ),  # no threshold: the master sets it later; the dice are already rolled
     )
 
@@ -229,7 +229,7 @@ def _story_roll_request(campaign: Campaign, story: Scene, *, master: Any, tomas:
             master=master,
             character=tomas,
             trait=sigilo,
-            base_threshold=40,
+            threshold=40,
             reason=reason,
         )
 

@@ -53,13 +53,13 @@ def clean_reason(reason: str) -> str:
 
 def parse_threshold(value: object, *, required: bool) -> int | None:
     """A base threshold: an int 0..100 (%, digits text accepted), or None when not required;
-    raises ServiceError({"base_threshold": …}) otherwise. Source: RULES.md R3."""
+    raises ServiceError({"threshold": …}) otherwise. Source: RULES.md R3."""
     if value is None and not required:
         return None
     if isinstance(value, str) and INTEGER_TEXT.fullmatch(value.strip()):
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= D100:
         raise ServiceError(
-            {"base_threshold": _("The threshold must be a whole number from 0 to 100 (%).")}
+            {"threshold": _("The threshold must be a whole number from 0 to 100 (%).")}
         )
     return value

@@ -313,9 +313,10 @@ class CharacterAdmin(CampaignScopedAdmin):
 
 @admin.register(Trait)
 class TraitAdmin(CampaignScopedAdmin):
-    list_display = ["name", "slug", "campaign", "position", "dirt_sensitive"]
-    list_editable = ["position", "dirt_sensitive"]
-    list_filter = ["campaign", "dirt_sensitive"]
+    # Which traits' rolls take the dirt penalty is the campaign's setting (its rules page).
+    list_display = ["name", "slug", "campaign", "position"]
+    list_editable = ["position"]
+    list_filter = ["campaign"]
     list_select_related = ["campaign"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ("name",)}

@@ -68,7 +68,6 @@ class TraitRowSerializer(serializers.Serializer):
         ),
     )
     dirt_sensitive = serializers.BooleanField(
-        source="trait.dirt_sensitive",
         read_only=True,
         help_text=gettext_lazy("Its rolls take the dirt penalty (R8)."),
     )

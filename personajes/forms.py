@@ -7,7 +7,7 @@ whose errors the views put back on these forms with :func:`add_service_errors`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -245,7 +245,8 @@ class ReviewForm(forms.Form):
 
 
 class RollForm(forms.Form):
-    """An action roll from the sheet (R3): trait, base threshold (%), dirt, reason.
+    """An action roll from the sheet (R3): trait, (base) threshold (%), dirt, reason — the roll
+    vocabulary of ``personajes.rolls``.
 
     ``master``: the master may leave the threshold blank (set later) and may clear the dirt
     flag of a trait; a player must give a threshold and may only add the flag (R8: the master
@@ -253,7 +254,7 @@ class RollForm(forms.Form):
     """
 
     trait = forms.ChoiceField(label=_("Trait"))
-    base_threshold = forms.IntegerField(
+    threshold = forms.IntegerField(
         label=_("Base threshold (%)"),
         min_value=0,
         max_value=100,
@@ -282,14 +283,16 @@ class RollForm(forms.Form):
         *args: Any,
         traits: Iterable[Trait],
         master: bool,
+        dirt_traits: Collection[str] = (),
         htmx_url: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.traits = {t.slug: t for t in traits}
+        self.dirt_traits = frozenset(dirt_traits)
         self.master = master
         self.fields["trait"].choices = [(t.slug, t.name) for t in self.traits.values()]
-        threshold = self.fields["base_threshold"]
+        threshold = self.fields["threshold"]
         threshold.widget.attrs["required"] = not master
         threshold.help_text = (
             _("Leave it blank to set it later; the dice are rolled now either way.")
@@ -301,7 +304,7 @@ class RollForm(forms.Form):
             # chance fragment back and nothing is rolled.
             triggers = {
                 "trait": "change",
-                "base_threshold": "input changed delay:200ms",
+                "threshold": "input changed delay:200ms",
                 "dirt_sensitive": "change",
             }
             for name, trigger in triggers.items():
@@ -313,14 +316,14 @@ class RollForm(forms.Form):
                     "aria-controls": "chance",
                 }
         trait = self.selected_trait()
-        if not master and trait is not None and trait.dirt_sensitive:
+        if not master and trait is not None and trait.slug in self.dirt_traits:
             self.fields["dirt_sensitive"].widget.attrs |= {"checked": True, "disabled": True}
             self.fields["dirt_sensitive"].help_text = _(
                 "The master made every roll of this trait dirt-sensitive (R8)."
             )
 
-    def clean_base_threshold(self) -> int | None:
-        value = self.cleaned_data.get("base_threshold")
+    def clean_threshold(self) -> int | None:
+        value = self.cleaned_data.get("threshold")
         if value is None and not self.master:
             raise ValidationError(_("The threshold is a whole number from 0 to 100."))
         return value
@@ -344,14 +347,13 @@ class RollForm(forms.Form):
         if not self.is_bound:
             checked = bool(self.initial.get("dirt_sensitive"))
         trait = self.selected_trait()
-        choice = checked if self.master else (checked or bool(trait and trait.dirt_sensitive))
+        flagged = trait is not None and trait.slug in self.dirt_traits
+        choice = checked if self.master else (checked or flagged)
         return choice
 
     def threshold_for_preview(self) -> int | None:
         """The base threshold typed, when it is a whole number in 0..100; else None."""
-        raw = (
-            self.data.get("base_threshold") if self.is_bound else self.initial.get("base_threshold")
-        )
+        raw = self.data.get("threshold") if self.is_bound else self.initial.get("threshold")
         try:
             value = int(str(raw).strip())
         except (TypeError, ValueError):

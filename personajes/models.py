@@ -24,7 +24,9 @@ class Trait(models.Model):
     """A trait of the campaign's sheet (the default ten of R5, editable by the master).
 
     Sheets point at the trait by id, so renaming a trait changes no sheet; a trait added later
-    counts 0 on existing sheets. ``dirt_sensitive``: its rolls take the dirt penalty (R8).
+    counts 0 on existing sheets. Whether its rolls take the dirt penalty (R8) is the
+    campaign's setting ``dirt_sensitive_traits`` (``reglas.characters.is_dirt_sensitive``), its
+    one source, edited on the campaign's rules page.
     """
 
     campaign = models.ForeignKey(
@@ -33,11 +35,6 @@ class Trait(models.Model):
     slug = models.SlugField(_("slug"), max_length=40)
     name = models.CharField(_("name"), max_length=60)
     position = models.PositiveSmallIntegerField(_("position"), default=0)
-    dirt_sensitive = models.BooleanField(
-        _("dirt-sensitive"),
-        default=False,
-        help_text=_("Rolls of this trait take the dirt penalty (RULES.md R8)."),
-    )
 
     class Meta:
         verbose_name = _("trait")

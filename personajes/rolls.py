@@ -5,13 +5,18 @@
 - event rolls (R2): ``event_roll_create`` and ``event_roll_set_probability``;
 - free dice expressions (R4): ``expression_roll_create``.
 
-One vocabulary for what a roll asks: ``trait_slug``, ``base_threshold`` (%), ``probability``
-(%), ``expression``, ``reason``. Every roll is made under its campaign's lock and written by
-``nucleo.ledger.roll_record`` with its one key scheme ``[day, purpose, subject, sequence]``:
-purpose a ``RollPurpose``, subject the character's id or, for a roll made without a character,
-the user's id + 10⁹. The stored dice are the record; nothing a client sends reaches them. Rolls
-are append-only (``Roll.save`` refuses updates); the one later change, a threshold the master
-left open, is a compare-and-swap ``update``.
+One vocabulary for what a roll asks, the same in every service, form and the API (this
+docstring is its reference): ``kind``, ``character``, ``trait`` (the trait's slug),
+``threshold`` (the base threshold, %), ``probability`` (%), ``expression``, ``reason``,
+``hidden``; errors are keyed by those names. Stored rows keep ``base_threshold`` and
+``effective_threshold`` (base − penalty, clamped) apart, since they hold both.
+
+Every roll is made under its campaign's lock and written by ``nucleo.ledger.roll_record``
+with its one key scheme ``[day, purpose, subject, sequence]``: purpose a ``RollPurpose``,
+subject the character's id or, for a roll made without a character, the user's id + 10⁹. The
+stored dice are the record; nothing a client sends reaches them. Rolls are append-only
+(``Roll.save`` refuses updates); the one later change, a threshold the master left open, is a
+compare-and-swap ``update``.
 
 Source: RULES.md R1–R4, R8, R9; DESIGN.md "Randomness and the roll ledger".
 """
@@ -38,7 +43,7 @@ from personajes._helpers import (
 )
 from personajes.mapping import condition_state
 from personajes.models import Character, Roll, Trait, TraitValue
-from reglas.characters import action_penalty
+from reglas.characters import action_penalty, is_dirt_sensitive
 from reglas.core import Modifier, RollPurpose, clamp_threshold
 from reglas.dice import D100, action_from_dice, event_from_die, roll_action, roll_dice, roll_event
 from reglas.errors import RulesError
@@ -85,8 +90,8 @@ def _trait_and_value(character: Character, trait_slug: str) -> tuple[Trait, int]
 def roll_action_for_character(
     *,
     character: Character,
-    trait_slug: str,
-    base_threshold: int | None,
+    trait: str,
+    threshold: int | None,
     made_by: AnyUser,
     dirt_sensitive: bool | None = None,
     reason: str = "",
@@ -95,25 +100,28 @@ def roll_action_for_character(
 
     The R9 penalty comes from the character's condition at this moment
     (``reglas.characters.action_penalty``) and is stored as ``modifiers`` (source, label,
-    points); ``dirt_sensitive`` None = the trait's own flag (R8). ``base_threshold`` an int
-    0..100 (%) gives the effective threshold, the successes and the outcome at once; None
-    leaves them empty for the master (``roll_set_threshold``) while the dice are rolled now.
+    points); ``dirt_sensitive`` None = the campaign's flag for the trait (R8,
+    ``dirt_sensitive_traits``). ``threshold`` (the base
+    threshold) an int 0..100 (%) gives the effective threshold, the successes and the outcome
+    at once; None leaves them empty for the master (``roll_set_threshold``) while the dice are
+    rolled now.
     The roll is written by the ledger (``nucleo.ledger.roll_record``): key ``(day,
     RollPurpose.ACTION, character id, sequence)``, counted under the campaign lock.
     ``made_by`` must be the character's player or the campaign's master.
     Raises ServiceError: no permission; the character is dead or risen; unknown trait
-    (``{"trait": …}``); bad threshold (``{"base_threshold": …}``); reason over 200 characters.
+    (``{"trait": …}``); bad threshold (``{"threshold": …}``); reason over 200 characters.
     Source: RULES.md R3, R8, R9; DESIGN.md "Randomness and the roll ledger".
     """
-    threshold = parse_threshold(base_threshold, required=False)
+    base = parse_threshold(threshold, required=False)
     reason_text = clean_reason(reason)
     if dirt_sensitive is not None and not isinstance(dirt_sensitive, bool):
         raise ServiceError({"dirt_sensitive": _("Must be yes or no.")})
     locked = lock_character(character)
     campaign = locked.campaign
     _check_may_roll(locked, made_by)
-    trait, value = _trait_and_value(locked, trait_slug)
-    sensitive = trait.dirt_sensitive if dirt_sensitive is None else dirt_sensitive
+    trait_row, value = _trait_and_value(locked, trait)
+    own = is_dirt_sensitive(trait_row.slug, campaign.rules)
+    sensitive = own if dirt_sensitive is None else dirt_sensitive
     try:
         penalty = action_penalty(condition_state(locked), sensitive, campaign.rules)
     except RulesError as exc:
@@ -121,11 +129,11 @@ def roll_action_for_character(
 
     def roller(rng: np.random.Generator) -> dict[str, object]:
         try:
-            if threshold is None:
+            if base is None:
                 # Same draw as roll_action (one rng.integers(1, 101, size=1 + value)), so the
                 # faces are the ones a threshold given up front would have met.
                 return {"dice": list(roll_dice(1 + value, D100, rng))}
-            result = roll_action(value, threshold, rng, penalty)
+            result = roll_action(value, base, rng, penalty)
         except RulesError as exc:
             raise ServiceError(rules_message(exc)) from None
         return {
@@ -145,17 +153,17 @@ def roll_action_for_character(
         made_by=made_by,
         kind=Roll.Kind.ACTION,
         reason=reason_text,
-        trait=trait,
-        trait_name=trait.name,
+        trait=trait_row,
+        trait_name=trait_row.name,
         trait_value=value,
         dirt_sensitive=sensitive,
-        base_threshold=threshold,
+        base_threshold=base,
         modifiers=[m.as_dict() for m in penalty],
     )
 
 
 @campaign_locked(lambda roll, **_: roll.campaign_id)
-def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> Roll:
+def roll_set_threshold(*, roll: Roll, master: AnyUser, threshold: int) -> Roll:
     """The master sets the base threshold (int 0..100, %) of an action roll made without one.
 
     The outcome is computed from the STORED dice and modifiers (``reglas.dice.action_from_dice``
@@ -163,11 +171,11 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
     a compare-and-swap ``update(…)`` on ``base_threshold IS NULL``, so of two masters setting it
     at once only the first wins. Returns the roll re-read.
     Raises ServiceError: not the campaign's master; not an action roll; bad threshold
-    (``{"base_threshold": …}``); the threshold is already set.
+    (``{"threshold": …}``); the threshold is already set.
     Source: RULES.md R3, R9.
     """
-    threshold = parse_threshold(base_threshold, required=True)
-    assert threshold is not None
+    base = parse_threshold(threshold, required=True)
+    assert base is not None
     stored = Roll.objects.get(pk=roll.pk)
     if not is_master(stored.campaign_id, master):
         raise ServiceError(_("Only the campaign's master can set a roll's threshold."))
@@ -178,11 +186,11 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
         raise already
     penalty = [Modifier(m["source"], m["label"], int(m["points"])) for m in stored.modifiers]
     try:
-        result = action_from_dice(stored.trait_value, threshold, stored.dice, penalty)
+        result = action_from_dice(stored.trait_value, base, stored.dice, penalty)
     except RulesError as exc:
         raise ServiceError(rules_message(exc)) from None
     updated = Roll.objects.filter(pk=stored.pk, base_threshold__isnull=True).update(
-        base_threshold=threshold,
+        base_threshold=base,
         effective_threshold=result.threshold,
         successes=result.successes,
         success=result.success,
@@ -192,25 +200,26 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, base_threshold: int) -> R
     return Roll.objects.get(pk=stored.pk)
 
 
-def threshold_set(*, roll: Roll, master: AnyUser, base_threshold: int) -> Roll:
+def threshold_set(*, roll: Roll, master: AnyUser, threshold: int) -> Roll:
     """The master sets what a roll made without it waits for: an action roll's base threshold
     (R3, ``roll_set_threshold``) or an event roll's probability (R2,
     ``event_roll_set_probability``), both in % (0..100); a dice expression takes none. Every
     surface (the scene page, the sheet, the API) sets thresholds through this one check.
     Raises ServiceError: not the campaign's master; an expression or a bad value
-    (``{"base_threshold": …}``); already set (``code=THRESHOLD_SET``, which the API answers
+    (``{"threshold": …}``); already set (``code=THRESHOLD_SET``, which the API answers
     with 409). Source: RULES.md R2, R3.
     """
     require_master(
         roll.campaign_id, master, _("Only the campaign's master can set a roll's threshold.")
     )
     if roll.kind == Roll.Kind.EXPRESSION:
-        raise ServiceError({"base_threshold": _("A dice expression takes no threshold.")})
+        raise ServiceError({"threshold": _("A dice expression takes no threshold.")})
     if roll.base_threshold is not None:
         raise ServiceError(_("This roll's threshold has already been set."), code=THRESHOLD_SET)
+    parse_threshold(threshold, required=True)  # one message for both kinds, under "threshold"
     if roll.kind == Roll.Kind.ACTION:
-        return roll_set_threshold(roll=roll, master=master, base_threshold=base_threshold)
-    return event_roll_set_probability(roll=roll, probability=base_threshold)
+        return roll_set_threshold(roll=roll, master=master, threshold=threshold)
+    return event_roll_set_probability(roll=roll, probability=threshold)
 
 
 def roll_subject(*, character: Character | None, user: AbstractBaseUser | None) -> int:
@@ -340,7 +349,7 @@ def event_roll_set_probability(*, roll: Roll, probability: int) -> Roll:
     if roll.kind != Roll.Kind.EVENT:
         raise ServiceError(_("Only event rolls take a probability."))
     if not 0 <= probability <= 100:
-        raise ServiceError({"base_threshold": _("The probability must be between 0 and 100 %.")})
+        raise ServiceError({"probability": _("The probability must be between 0 and 100 %.")})
     event = event_from_die(probability, int(roll.dice[0]))
     changed = Roll.objects.filter(pk=roll.pk, base_threshold__isnull=True).update(
         base_threshold=probability,

@@ -17,7 +17,7 @@ from nucleo.users import AnyUser
 from personajes import access
 from personajes.mapping import condition_state
 from personajes.models import Character, InventoryItem, Roll, SheetChange, Trait, TraitValue
-from reglas.characters import action_penalty
+from reglas.characters import action_penalty, is_dirt_sensitive
 from reglas.core import Breakdown
 from reglas.dice import action_chance
 from reglas.health import DiseaseInputs, disease_probability
@@ -90,6 +90,7 @@ class SheetRow:
     trait: Trait
     value: int
     p_success: float
+    dirt_sensitive: bool
 
     @property
     def dice(self) -> int:
@@ -103,12 +104,15 @@ class SheetRow:
 
 
 def sheet_rows(character: Character) -> list[SheetRow]:
-    """Every trait of the character's campaign in sheet order with the character's points.
+    """Every trait of the character's campaign in sheet order with the character's points and
+    whether its rolls take the dirt penalty (the campaign's ``dirt_sensitive_traits``).
 
     Two queries whatever the number of traits: the campaign's traits and the character's
-    values. Renaming a trait changes no value (rows point at the trait); a trait added later
-    reads 0. Source: RULES.md R3, R5.
+    values (select_related the character's campaign, whose settings it reads). Renaming a
+    trait changes no value (rows point at the trait); a trait added later reads 0.
+    Source: RULES.md R3, R5, R8.
     """
+    rules = character.campaign.rules
     values = dict(TraitValue.objects.filter(character=character).values_list("trait_id", "value"))
     rows = []
     for trait in Trait.objects.filter(campaign_id=character.campaign_id):
@@ -118,6 +122,7 @@ def sheet_rows(character: Character) -> list[SheetRow]:
                 trait=trait,
                 value=value,
                 p_success=action_chance(value, REFERENCE_THRESHOLD).p,
+                dirt_sensitive=is_dirt_sensitive(trait.slug, rules),
             )
         )
     return rows

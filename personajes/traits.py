@@ -18,7 +18,7 @@ from mundo.models import Campaign
 from personajes._helpers import INTEGER_TEXT
 from personajes.mapping import trait_definitions
 from personajes.models import Character, Trait, TraitValue
-from reglas.characters import AllocationProblem, is_dirt_sensitive, validate_allocation
+from reglas.characters import AllocationProblem, validate_allocation
 
 
 def campaign_traits(*, campaign: Campaign) -> list[Trait]:
@@ -26,8 +26,7 @@ def campaign_traits(*, campaign: Campaign) -> list[Trait]:
 
     Defaults come from the campaign's traits table (``campaign.tables.traits``: the shipped
     ``reglas/data/traits.json`` unless the campaign replaced it; positions 10, 20, … so the master
-    can slot new traits between them), dirt-sensitive per the campaign's
-    ``dirt_sensitive_traits`` (Sigilo by default). Idempotent and safe to run twice at once:
+    can slot new traits between them). Idempotent and safe to run twice at once:
     ``bulk_create(ignore_conflicts=True)`` on the (campaign, slug) unique constraint, then a
     re-read, so a concurrent first call's rows are returned instead of duplicated. A campaign
     that already has traits (the master's own list) is never touched.
@@ -36,7 +35,6 @@ def campaign_traits(*, campaign: Campaign) -> list[Trait]:
     traits = list(Trait.objects.filter(campaign=campaign))
     if traits:
         return traits
-    rules = campaign.rules
     Trait.objects.bulk_create(
         [
             Trait(
@@ -44,7 +42,6 @@ def campaign_traits(*, campaign: Campaign) -> list[Trait]:
                 slug=definition.slug,
                 name=definition.name,
                 position=10 * (i + 1),
-                dirt_sensitive=is_dirt_sensitive(definition.slug, rules),
             )
             for i, definition in enumerate(campaign.tables.traits.traits)
         ],

@@ -304,7 +304,7 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
         data = request.POST.copy()
         if request.htmx and request.htmx.trigger == "id_trait":
             # A new trait resets the dirt box to that trait's own flag (R8).
-            chosen = next((t for t in traits if t.slug == data.get("trait")), None)
+            chosen = next((r for r in rows if r.trait.slug == data.get("trait")), None)
             if chosen is not None and chosen.dirt_sensitive:
                 data["dirt_sensitive"] = "on"
             else:
@@ -313,16 +313,18 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
     first = next((t for t in traits if t.slug == request.GET.get("rasgo")), None) or (
         traits[0] if traits else None
     )
+    form_dirt = {r.trait.slug for r in rows if r.dirt_sensitive}
     form = forms.RollForm(
         data,
         traits=traits,
         master=master,
+        dirt_traits=form_dirt,
         htmx_url=request.path,
         initial={
             "trait": first.slug if first else None,
-            "dirt_sensitive": bool(first and first.dirt_sensitive),
+            "dirt_sensitive": bool(first and first.slug in form_dirt),
             # Another roll like the one just made is one tap away.
-            "base_threshold": shown.base_threshold if shown else None,
+            "threshold": shown.base_threshold if shown else None,
         },
     )
     if request.method == "POST":
@@ -337,8 +339,8 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
             try:
                 roll = rolls.roll_action_for_character(
                     character=character,
-                    trait_slug=form.cleaned_data["trait"],
-                    base_threshold=form.cleaned_data["base_threshold"],
+                    trait=form.cleaned_data["trait"],
+                    threshold=form.cleaned_data["threshold"],
                     made_by=request.user,
                     dirt_sensitive=form.dirt_choice(),
                     reason=form.cleaned_data["reason"],

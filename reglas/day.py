@@ -44,6 +44,7 @@ from reglas.health import (
     RESISTANCE_TRAIT,
     HealthDayArrays,
     HealthOutcome,
+    RollRng,
     advance_health,
     count_sick_housemates,
     resistance_modifiers,
@@ -457,15 +458,16 @@ def live_characters_day(
     season: str,
     rng: np.random.Generator,
     rules: RuleSettings,
+    roll_rng: RollRng | None = None,
 ) -> CharactersDayOutcome:
     """Close day ``today`` for n characters at once (RULES.md R24 step 5, in the order of the
     module's docstring).
 
     ``day`` the characters' arrays (see ``CharactersDay``); ``today`` the in-game day that
     closes; ``season`` its season (``reglas.weather.Season`` value); ``rng`` the health step's
-    generator (resistance dice, onset dice, durations, in that order); ``rules`` the
-    campaign's settings. Returns ``CharactersDayOutcome``. Raises ``RulesError`` for arrays of
-    mismatched lengths or an unknown season.
+    generator and ``roll_rng`` the generators of the stored rolls (see ``advance_health``);
+    ``rules`` the campaign's settings. Returns ``CharactersDayOutcome``. Raises ``RulesError``
+    for arrays of mismatched lengths or an unknown season.
     Source: RULES.md R6–R10, R12–R15, R24.
     """
     n, m = len(day.condition), len(day.shelters)
@@ -491,6 +493,7 @@ def live_characters_day(
         season,
         rng,
         rules,
+        roll_rng,
     )
     final = health.condition
     dead = survival.dead | health.dead

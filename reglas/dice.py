@@ -11,7 +11,7 @@ Source: RULES.md R1–R4 (seed: "Sistema, tiradas").
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -430,11 +430,55 @@ def roll_actions(
     count = x + 1
     k = int(count.max()) if count.size else 0
     dice = rng.integers(1, D100 + 1, size=(x.size, k), dtype=np.int64)
-    used = np.arange(k)[None, :] < count[:, None]
-    dice = np.where(used, dice, 0)
-    successes = ((dice <= t[:, None]) & used).sum(axis=1).astype(np.int64)
+    if x.size and int(count.min()) != k:  # pools of different sizes: pad the short ones with 0
+        dice[np.arange(k)[None, :] >= count[:, None]] = 0
+    # A padding 0 is never a success: thresholds are clamped to 0..100, and 0 <= 0 only when
+    # the threshold is 0, so padded cells are masked out by ``dice > 0``.
+    hits = (dice <= t[:, None]) & (dice > 0) if k and int(t.min()) == 0 else dice <= t[:, None]
+    # Column by column: k is small (≤ MAX_ACTION_DICE) and n large, and a row-wise reduction
+    # over a short axis is several times slower than k vector additions.
+    successes = np.zeros(x.size, dtype=np.int64)
+    for j in range(k):
+        successes += hits[:, j]
     return ActionArrays(
         dice=dice, dice_count=count, thresholds=t, successes=successes, success=successes >= 1
+    )
+
+
+def roll_actions_each(
+    trait_values: ArrayLike, thresholds: ArrayLike, rngs: Sequence[np.random.Generator]
+) -> ActionArrays:
+    """``roll_actions`` with one generator per roll: roll i throws its ``1 + trait_values[i]``
+    d100 from ``rngs[i]`` (its own ledger key), so each roll's faces are reproducible from its
+    key alone, whoever else rolled that day. Same shapes, padding and errors as
+    ``roll_actions``; ``len(rngs)`` must be the number of rolls (RulesError otherwise).
+    Source: RULES.md R3; DESIGN.md "Randomness and the roll ledger".
+    """
+    x = np.asarray(trait_values).reshape(-1)
+    t = np.broadcast_to(np.asarray(thresholds), x.shape)
+    if len(rngs) != x.size:
+        raise RulesError(
+            "roll_generators_mismatch",
+            f"Hay {x.size} tiradas y {len(rngs)} generadores.",
+            rolls=int(x.size),
+            generators=len(rngs),
+        )
+    rows = [roll_actions(x[i : i + 1], t[i : i + 1], g) for i, g in enumerate(rngs)]
+    if not rows:
+        empty = np.zeros(0, dtype=np.int64)
+        return ActionArrays(
+            np.zeros((0, 0), np.int64), empty, empty, empty, np.zeros(0, dtype=np.bool_)
+        )
+    k = max(r.dice.shape[1] for r in rows)
+    dice = np.zeros((x.size, k), dtype=np.int64)
+    for i, r in enumerate(rows):
+        dice[i, : r.dice.shape[1]] = r.dice[0]
+    return ActionArrays(
+        dice=dice,
+        dice_count=np.concatenate([r.dice_count for r in rows]),
+        thresholds=np.concatenate([r.thresholds for r in rows]),
+        successes=np.concatenate([r.successes for r in rows]),
+        success=np.concatenate([r.success for r in rows]),
     )
 
 

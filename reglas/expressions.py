@@ -23,6 +23,7 @@ Source: RULES.md R4.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -565,3 +566,18 @@ def roll_totals(
             totals += term.sign * faces.sum(axis=1)
     dice = np.concatenate(columns, axis=1) if columns else np.zeros((int(size), 0), np.int64)
     return totals, dice
+
+
+def roll_totals_each(
+    expression: str | DiceExpression, rngs: Sequence[np.random.Generator]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``roll_totals`` with one generator per roll (roll i from ``rngs[i]``, its own ledger
+    key), so each roll's faces are reproducible from its key alone. Returns ``(totals, dice)``
+    of shapes ``(len(rngs),)`` and ``(len(rngs), dice_count)``. Raises RulesError for a bad
+    expression. Source: RULES.md R4, R12; DESIGN.md "Randomness and the roll ledger".
+    """
+    parsed = expression if isinstance(expression, DiceExpression) else parse_expression(expression)
+    if not rngs:
+        return roll_totals(parsed, 0, np.random.default_rng(0))  # no draw is made
+    rolled = [roll_totals(parsed, 1, g) for g in rngs]
+    return np.concatenate([t for t, _d in rolled]), np.concatenate([d for _t, d in rolled])

@@ -68,7 +68,6 @@ class TraitFactory(factory.django.DjangoModelFactory):
     slug = factory.Sequence(lambda n: f"rasgo_{n}")
     name = factory.LazyAttribute(lambda t: t.slug.replace("_", " ").capitalize())
     position = factory.Sequence(lambda n: 1000 + n)
-    dirt_sensitive = False
 
 
 class CharacterFactory(factory.django.DjangoModelFactory):

@@ -32,11 +32,11 @@ tests/partida/test_tick.py for 10 and for 200): reads with ``values_list`` into 
 with one statement per table (``nucleo.bulk``).
 
 Random numbers: one generator per step and subject, ``make_rng(entropy, [day, PURPOSE, subject,
-0])`` — the weather of each climate, the cut dice of each grid, one for the health step — so
-adding a character or a settlement changes no one else's weather or grid. The health step's
-rolls are stored through the ledger with keys ``[day, HEALTH, character, sequence]``; their
-dice come from the step's one generator, so those keys do not reproduce them (the stored dice
-are the record).
+0])`` — the weather of each climate, the cut dice of each grid, one for the health step's
+onset dice — so adding a character or a settlement changes no one else's weather or grid. The
+rolls the ledger stores (resistance rolls, new diseases' durations) are each drawn from their
+own key, ``[day, HEALTH, character, 0]`` (``save.health_roll_key``), so every stored key
+reproduces its dice.
 
 Readings of the rules chosen here (see also ``reglas.day``):
 - Only approved characters tick (a draft or a submitted sheet has not entered play).

@@ -10,7 +10,7 @@ import numpy as np
 
 from mundo.models import Campaign
 from partida.tick.load import load_characters
-from partida.tick.save import write_day
+from partida.tick.save import health_roll_key, write_day
 from partida.tick.world import World
 from reglas.core import RollPurpose, make_rng
 from reglas.day import live_characters_day
@@ -40,7 +40,9 @@ def close_characters_day(
 ) -> CharactersOutcome:
     """Read every approved character (one query per table), close day ``closed`` for all of
     them with ``reglas.day.live_characters_day`` and write the results (one statement per
-    table). The health step's generator is ``make_rng(entropy, [closed, HEALTH, 0, 0])``.
+    table). The health step's generator is ``make_rng(entropy, [closed, HEALTH, 0, 0])`` (the
+    onset dice); each stored roll (a resistance roll, a new disease's duration) is drawn from
+    its own ledger key, ``health_roll_key``.
     Source: RULES.md R6–R15, R24 steps 5–6, R25."""
     loaded = load_characters(campaign, world, closed)
     if loaded is None:
@@ -51,6 +53,7 @@ def close_characters_day(
         season=season_for(closed_date).value,
         rng=make_rng(campaign.entropy_int, [closed, RollPurpose.HEALTH, 0, 0]),
         rules=rules,
+        roll_rng=lambda i: make_rng(campaign.entropy_int, health_roll_key(closed, loaded.ids[i])),
     )
     write_day(
         campaign, loaded, out, world=world, rules=rules, closed=closed, closed_date=closed_date

@@ -22,8 +22,10 @@ from partida.tick.load import Loaded
 from partida.tick.world import World
 from personajes.mapping import CONDITION_FIELDS, DIARY_CONDITION_FIELDS
 from personajes.models import Character, DiaryEntry, InventoryItem, Roll, ShelterStash
+from reglas.characters import is_dirt_sensitive
 from reglas.core import Breakdown, RollPurpose
 from reglas.day import F64, I64, BreakdownTable, CharactersDayOutcome
+from reglas.health import RESISTANCE_TRAIT
 from reglas.settings import RuleSettings
 
 
@@ -98,18 +100,24 @@ def _roll_fields(**values: Any) -> dict[str, Any]:
     return base
 
 
+def health_roll_key(closed: int, character_id: Any) -> list[int]:
+    """The ledger key of a character's one stored health roll of day ``closed`` (a resistance
+    roll or a new disease's duration: never both on one day), ``[closed, HEALTH, id, 0]``; its
+    dice are drawn from ``make_rng(entropy, key)``. Source: DESIGN.md "Randomness and the roll
+    ledger"."""
+    return [int(closed), int(RollPurpose.HEALTH), int(character_id), 0]
+
+
 def write_rolls(
     campaign: Campaign, closed: int, loaded: Loaded, out: CharactersDayOutcome, rules: RuleSettings
 ) -> None:
     """The day's resistance rolls (R12) and new diseases' durations, with their dice, through
-    the ledger (keys ``[closed, HEALTH, character id, sequence]``).
-
-    The dice were drawn by the health step's one generator, ``make_rng(entropy, [closed,
-    HEALTH, 0, 0])`` (so a character's dice do not depend on a per-roll key): the stored key
-    names the roll and does not reproduce its dice; the stored dice are the record.
+    the ledger, each under the key its dice were drawn from (``health_roll_key``: a character
+    has at most one of them a day, so its sequence is 0; the ledger checks it).
     Source: RULES.md R12, DESIGN.md "Randomness and the roll ledger".
     """
     ids, res, health = loaded.ids, out.resistance, out.health
+    resistance_dirty = is_dirt_sensitive(RESISTANCE_TRAIT, rules)  # as the roll's penalty is
     # The reasons are stored words (a roll's row is its record), in the site's language.
     with translation.override(settings.LANGUAGE_CODE):
         resistance_reason = gettext("Resistance roll at the end of the disease (R12)")
@@ -124,6 +132,7 @@ def write_rolls(
                 reason=resistance_reason,
                 trait_name="Resistencia",
                 trait_value=int(loaded.day.resistencia[i]),
+                dirt_sensitive=resistance_dirty,
                 base_threshold=rules.resistance_base,
                 modifiers=_breakdown_json(res.breakdowns[j]),
                 effective_threshold=int(res.thresholds[j]),
@@ -131,6 +140,7 @@ def write_rolls(
                 successes=int(res.successes[j]),
                 success=bool(res.success[j]),
             ),
+            drawn_with=health_roll_key(closed, ids[i]),
         )
         for j, i in enumerate(res.index.tolist())
     ]
@@ -146,6 +156,7 @@ def write_rolls(
                 dice=json.dumps(health.duration_dice[i].tolist()),
                 total=int(health.duration[i]),
             ),
+            drawn_with=health_roll_key(closed, ids[i]),
         )
         for i in np.flatnonzero(health.fell_sick).tolist()
     ]

@@ -44,6 +44,7 @@ from reglas.health.tick import (
     CAUSE_INFECTION,
     HealthDayArrays,
     HealthOutcome,
+    RollRng,
     advance_health,
 )
 
@@ -61,6 +62,7 @@ __all__ = [
     "HealthDayArrays",
     "HealthOutcome",
     "OnsetRoll",
+    "RollRng",
     "advance_disease",
     "advance_health",
     "advance_infection",

@@ -10,6 +10,7 @@ Source: RULES.md R10, R12, R13, R14, R24.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -18,12 +19,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from reglas.characters import ConditionArrays, action_penalty_points, is_dirt_sensitive
 from reglas.core import column
-from reglas.dice import ActionArrays, roll_actions
+from reglas.dice import ActionArrays, roll_actions, roll_actions_each
 from reglas.errors import RulesError
-from reglas.expressions import roll_totals
+from reglas.expressions import roll_totals, roll_totals_each
 from reglas.health.disease import RESISTANCE_TRAIT
 from reglas.health.onset import DiseaseInputArrays, DiseaseOdds, disease_odds
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings
+
+RollRng = Callable[[int], np.random.Generator]
+"""Character index → the generator of its stored roll of the day (from the roll's ledger key)."""
 
 # Death causes of the health step (R14), as stored in ``HealthOutcome.death_cause``.
 CAUSE_DISEASE = "disease"
@@ -132,6 +136,7 @@ def advance_health(
     season: str,
     rng: np.random.Generator,
     settings: RuleSettings = DEFAULT_SETTINGS,
+    roll_rng: RollRng | None = None,
 ) -> HealthOutcome:
     """Disease course, disease onset and infection for n characters in one vectorised pass.
 
@@ -143,8 +148,12 @@ def advance_health(
     2. onset (R10) for the alive characters healthy at the start: one d100 each against p;
        those who fall sick roll their duration (1d6+2) and start at disease day 1;
     3. infection (R13): the last day kills and raises; the others go to the next day.
-    Draws, in this order: resistance dice, onset dice, durations. Raises RulesError for
-    mismatched lengths or an unknown season. Source: RULES.md R10, R12, R13, R14, R24.
+    The resistance rolls and the durations are the rolls the ledger stores: with ``roll_rng``
+    (character index → the generator of its roll of the day, made from the roll's ledger
+    key), each is drawn from its own generator, so its key reproduces its faces; ``rng``
+    then draws only the onset dice (which the diary shows). Without it ``rng`` draws all, in
+    this order: resistance dice, onset dice, durations. Raises RulesError for mismatched
+    lengths or an unknown season. Source: RULES.md R10, R12, R13, R14, R24.
     """
     n = len(condition)
     if day.alive.shape != (n,):
@@ -154,8 +163,8 @@ def advance_health(
             states=n,
             records=day.alive.shape[0],
         )
-    course = _disease_course(condition, day, rng, settings)
-    onset = _disease_onset(condition, day, season, rng, settings)
+    course = _disease_course(condition, day, rng, settings, roll_rng)
+    onset = _disease_onset(condition, day, season, rng, settings, roll_rng)
     fell_sick = onset.fell_sick
     infected = day.alive & (condition.infection_day > 0)
     died_of_infection = infected & (condition.infection_day >= condition.infection_duration)
@@ -217,7 +226,11 @@ class _DiseaseCourse:
 
 
 def _disease_course(
-    condition: ConditionArrays, day: HealthDayArrays, rng: np.random.Generator, s: RuleSettings
+    condition: ConditionArrays,
+    day: HealthDayArrays,
+    rng: np.random.Generator,
+    s: RuleSettings,
+    roll_rng: RollRng | None,
 ) -> _DiseaseCourse:
     """Step 1 of ``advance_health``: one more day of disease for the alive characters sick at
     the start of the tick.
@@ -245,9 +258,12 @@ def _disease_course(
         + s.resistance_per_unhygienic_day * unhygienic
     )
     resistance_penalty = penalty_all[idx]
-    resistance = roll_actions(
-        day.resistencia[idx], s.resistance_base - resistance_penalty.astype(np.float64), rng
-    )
+    thresholds = s.resistance_base - resistance_penalty.astype(np.float64)
+    if roll_rng is None:
+        resistance = roll_actions(day.resistencia[idx], thresholds, rng)
+    else:
+        rngs = [roll_rng(int(i)) for i in idx]
+        resistance = roll_actions_each(day.resistencia[idx], thresholds, rngs)
     recovered = np.zeros(len(condition), dtype=np.bool_)
     recovered[idx] = resistance.success
     disease_day = np.where(continuing, condition.disease_day + 1, condition.disease_day)
@@ -286,6 +302,7 @@ def _disease_onset(
     season: str,
     rng: np.random.Generator,
     s: RuleSettings,
+    roll_rng: RollRng | None,
 ) -> _DiseaseOnset:
     """Step 2 of ``advance_health``: who falls sick, among the alive characters healthy at the
     start of the tick (one recovered in step 1 does not roll again that day).
@@ -309,7 +326,11 @@ def _disease_onset(
     onset_dice = np.zeros(n, dtype=np.int64)
     onset_dice[rolled] = rng.integers(1, 101, size=int(rolled.sum()), dtype=np.int64)
     fell_sick = rolled & (onset_dice <= odds.p)
-    new_durations, new_dice = roll_totals(s.disease_duration, int(fell_sick.sum()), rng)
+    if roll_rng is None:
+        new_durations, new_dice = roll_totals(s.disease_duration, int(fell_sick.sum()), rng)
+    else:
+        rngs = [roll_rng(int(i)) for i in np.flatnonzero(fell_sick)]
+        new_durations, new_dice = roll_totals_each(s.disease_duration, rngs)
     onset_duration = np.zeros(n, dtype=np.int64)
     onset_duration[fell_sick] = new_durations
     duration_dice = np.zeros((n, new_dice.shape[1]), dtype=np.int64)

@@ -123,7 +123,7 @@ def world(campaign, master, player_a, player_b, key_a):
     )
     InventoryItemFactory(character=char_a, quantity=2)
     roll_a = roll_action_for_character(
-        character=char_a, trait_slug="fuerza", base_threshold=None, made_by=player_a
+        character=char_a, trait="fuerza", threshold=None, made_by=player_a
     )
     draft_b = CharacterFactory(campaign=campaign, player=player_b, name="Beto")
     open_campaign = CampaignFactory(name="Abierta", slug="abierta", is_public=True)
@@ -235,7 +235,7 @@ def make_scenes(campaign, master, player_a, char_a) -> dict:
         body="Empujo la puerta.",
         voice="character",
         character=char_a,
-        roll=services.RollSpec(kind="action", character=char_a, trait_slug="fuerza"),
+        roll=services.RollSpec(kind="action", character=char_a, trait="fuerza"),
     )
     master_post = post(
         story,
@@ -251,7 +251,7 @@ def make_scenes(campaign, master, player_a, char_a) -> dict:
         master=master,
         character=char_a,
         trait=Trait.objects.get(campaign=campaign, slug="percepcion"),
-        base_threshold=40,
+        threshold=40,
         reason="¿Oyes algo?",
     )
     return {

@@ -230,7 +230,8 @@ def test_master_asks_for_a_roll_and_sets_an_event_probability(world, clients):
         format="json",
     )
     assert made.status_code == 201
-    assert made.json()["trait"] == "sigilo" and made.json()["base_threshold"] == 35
+    assert made.json()["trait"] == "sigilo" and made.json()["threshold"] == 35
+    assert made.json()["base_threshold"] == 35  # its old name, kept for existing clients
     listed = clients["player_a"].get(url).json()["results"]
     assert {r["trait"] for r in listed} == {"percepcion", "sigilo"}
     for bad, field in [
@@ -267,7 +268,7 @@ def test_a_roll_hidden_in_a_post_stays_the_masters_everywhere(world, clients):
         body="Tira en secreto.",
         voice="narrator",
         roll=services.RollSpec(
-            kind="action", character=world["char_a"], trait_slug="sigilo", hidden=True
+            kind="action", character=world["char_a"], trait="sigilo", hidden=True
         ),
     )
     hidden = PostRoll.objects.get(post=post).roll
@@ -345,3 +346,30 @@ def test_a_post_answers_a_roll_request_once(world, clients):
     )
     assert again.status_code == 400, again.content
     assert counts() == before
+
+
+def test_voice_is_the_posts_own_name_and_as_still_works(world, clients):
+    client = clients["token_a"]
+    base = {"character": world["char_a"].pk, "body": "Hola."}
+    for n, who in enumerate(({"voice": "character"}, {"as": "character"})):
+        made = client.post(
+            posts_url(world["story"]),
+            {**base, **who},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=f"voice-{n:08d}",
+        )
+        assert made.status_code == 201, made.content
+        assert made.json()["voice"] == "character" and made.json()["speaker_name"] == "Ana"
+    both = client.post(
+        posts_url(world["story"]),
+        {**base, "voice": "character", "as": "player"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="voice-both-0001",
+    )
+    assert both.status_code == 400 and list(both.json()) == ["as"]
+    # A service refusal about the voice is reported under the name the client sent.
+    narrator = {"body": "x", "voice": "narrator"}  # the master's voice
+    refused = client.post(
+        posts_url(world["story"]), narrator, format="json", HTTP_IDEMPOTENCY_KEY="voice-narr-01"
+    )
+    assert refused.status_code == 400 and "voice" in refused.json(), refused.content

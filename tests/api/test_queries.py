@@ -57,7 +57,7 @@ def _rolls(world: dict[str, Any], n: int) -> None:
 
     for _ in range(n):
         roll_action_for_character(
-            character=world["char"], trait_slug="fuerza", base_threshold=30, made_by=world["master"]
+            character=world["char"], trait="fuerza", threshold=30, made_by=world["master"]
         )
 
 
@@ -104,7 +104,7 @@ def _posts(world: dict[str, Any], n: int) -> None:
                 body=f"Post {i}",
                 voice="character",
                 character=world["char"],
-                roll=RollSpec(kind="action", character=world["char"], trait_slug="fuerza"),
+                roll=RollSpec(kind="action", character=world["char"], trait="fuerza"),
             )
         else:
             _post(

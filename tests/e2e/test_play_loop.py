@@ -115,14 +115,14 @@ def test_player_rolls_master_sets_threshold_both_see_the_same(
     assert player.evaluate("document.documentElement.scrollWidth") <= 375
     player.fill("#id_body", "Ana empuja la puerta con el hombro.")
     player.get_by_label("Acción (rasgo)").check()
-    player.select_option("#id_trait", "fuerza")
+    player.select_option("#id_roll_trait", "fuerza")
     # The widget shows the exact chance before rolling: Fuerza 2 → 3 d100 at 30 %: 65,70 %.
-    player.fill("#id_threshold", "30")
+    player.fill("#id_roll_threshold", "30")
     player.wait_for_function(
         "document.querySelector('#chance') && document.querySelector('#chance')"
         ".textContent.includes('65,70')"
     )
-    player.fill("#id_threshold", "")  # no threshold: the master will set it
+    player.fill("#id_roll_threshold", "")  # no threshold: the master will set it
     player.get_by_role("button", name="Enviar").click()
     # htmx: the form comes back empty and the poller brings the new post, without a reload.
     player.wait_for_selector("#posts .post ul.dice li")
@@ -135,7 +135,7 @@ def test_player_rolls_master_sets_threshold_both_see_the_same(
     boss = signed_in_page(browser, live_server, master)
     boss.goto(url)
     assert dice_of(boss, post.pk) == player_dice
-    boss.fill(f"#post-{post.pk} input[name=base_threshold]", "40")
+    boss.fill(f"#post-{post.pk} input[name=threshold]", "40")
     boss.locator(f"#post-{post.pk}").get_by_role("button", name="Fijar").click()
     boss.wait_for_selector(f"#post-{post.pk} .outcome")
     master_outcome = outcome_of(boss, post.pk)

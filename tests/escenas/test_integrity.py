@@ -31,9 +31,9 @@ def action_post(scene, user, char, key=None, **extra):
         "body": "Intento forzar la puerta.",
         "roll_kind": "action",
         "roll_character": char.pk,
-        "trait": "fuerza",
-        "threshold": "30",
-        "reason": "Puerta",
+        "roll_trait": "fuerza",
+        "roll_threshold": "30",
+        "roll_reason": "Puerta",
     }
     data.update(extra)
     return client_for(user).post(post_url(scene), data)
@@ -105,7 +105,7 @@ def test_forged_dice_and_outcome_fields_are_ignored(story, player_a, char_a):
         "base_threshold": "100",
         "generator_key": "[0,0,0,0]",
         "trait_value": "99",
-        "hidden": "on",  # a player cannot hide a roll
+        "roll_hidden": "on",  # a player cannot hide a roll
     }
     assert action_post(story, player_a, char_a, **forged).status_code == 302
     roll = PostRoll.objects.get().roll
@@ -126,7 +126,7 @@ def test_a_player_cannot_roll_for_someone_elses_character(story, player_a, char_
             access=access_for(story, player_a),
             author=player_a,
             idempotency_key=new_key(),
-            roll=services.RollSpec(kind="action", character=char_b, trait_slug="fuerza"),
+            roll=services.RollSpec(kind="action", character=char_b, trait="fuerza"),
         )
     assert Roll.objects.count() == 0
 
@@ -199,7 +199,7 @@ def test_delete_then_repost_keeps_the_first_roll_for_the_master(
 
 
 def test_threshold_later_the_dice_are_fixed_at_posting(story, player_a, master, char_a):
-    action_post(story, player_a, char_a, threshold="")
+    action_post(story, player_a, char_a, roll_threshold="")
     post_roll = PostRoll.objects.get()
     roll = post_roll.roll
     assert roll.base_threshold is None and roll.success is None
@@ -208,12 +208,12 @@ def test_threshold_later_the_dice_are_fixed_at_posting(story, player_a, master, 
     dice = list(roll.dice)
     forbidden = client_for(player_a).post(
         reverse("escenas:roll_threshold", args=[story.campaign.slug, post_roll.pk]),
-        {"base_threshold": "100"},
+        {"threshold": "100"},
     )
     assert forbidden.status_code == 404
     response = client_for(master).post(
         reverse("escenas:roll_threshold", args=[story.campaign.slug, post_roll.pk]),
-        {"base_threshold": "40"},
+        {"threshold": "40"},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200
@@ -223,7 +223,7 @@ def test_threshold_later_the_dice_are_fixed_at_posting(story, player_a, master, 
     # Set once: a second threshold changes nothing.
     client_for(master).post(
         reverse("escenas:roll_threshold", args=[story.campaign.slug, post_roll.pk]),
-        {"base_threshold": "90"},
+        {"threshold": "90"},
     )
     roll.refresh_from_db()
     assert roll.base_threshold == 40
@@ -241,11 +241,11 @@ def test_event_roll_probability_later(story, master, player_a, char_a):
     post_roll = post.post_rolls.get()
     roll = post_roll.roll
     assert roll.success is None and len(roll.dice) == 1
-    services.roll_threshold_set(post_roll=post_roll, master=master, base_threshold=26)
+    services.roll_threshold_set(post_roll=post_roll, master=master, threshold=26)
     roll.refresh_from_db()
     assert roll.success == (roll.dice[0] <= 26)
     with pytest.raises(services.ServiceError):
-        services.roll_threshold_set(post_roll=post_roll, master=master, base_threshold=99)
+        services.roll_threshold_set(post_roll=post_roll, master=master, threshold=99)
 
 
 def test_event_and_expression_keys_follow_the_scheme(story, player_a, master, char_a):
@@ -285,7 +285,7 @@ def test_a_bad_expression_rolls_nothing_and_saves_nothing(story, player_a, char_
             "voice": f"character:{char_a.pk}",
             "body": "Tiro muchos dados",
             "roll_kind": "expression",
-            "expression": "5000d6",
+            "roll_expression": "5000d6",
         },
     )
     assert response.status_code == 400
@@ -303,7 +303,7 @@ def test_a_failing_roll_leaves_nothing_half_saved(story, player_a, char_a):
             author=player_a,
             idempotency_key=new_key(),
             body="Texto",
-            roll=services.RollSpec(kind="action", character=char_a, trait_slug="volar"),
+            roll=services.RollSpec(kind="action", character=char_a, trait="volar"),
         )
     assert Post.objects.count() == 0 and Roll.objects.count() == 0
 
@@ -325,7 +325,7 @@ def test_hidden_rolls_are_the_masters_only(story, master, player_a, char_a):
         voice="narrator",
         body="Algo se mueve.",
         roll=services.RollSpec(
-            kind="action", character=char_a, trait_slug="percepcion", base_threshold=50, hidden=True
+            kind="action", character=char_a, trait="percepcion", threshold=50, hidden=True
         ),
     )
     roll = Roll.objects.get()
@@ -352,7 +352,7 @@ def test_roll_request_is_fulfilled_with_one_click(story, master, player_a, char_
         master=master,
         character=char_a,
         trait=trait,
-        base_threshold=45,
+        threshold=45,
         reason="¿Oyes algo?",
     )
     page = client_for(player_a).get(story.get_absolute_url())
@@ -400,7 +400,7 @@ def test_a_draft_keeps_the_key_so_the_roll_is_made_once(story, player_a, char_a)
         {
             "idempotency_key": key,
             "body": "Medio escrito…",
-            "trait": "fuerza",
+            "roll_trait": "fuerza",
             "roll_kind": "action",
         },
         HTTP_HX_REQUEST="true",

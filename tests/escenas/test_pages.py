@@ -54,7 +54,7 @@ def test_htmx_post_with_an_error_keeps_the_text(story, player_a, char_a):
             "voice": f"character:{char_a.pk}",
             "body": "Mi texto largo",
             "roll_kind": "expression",
-            "expression": "2x6",
+            "roll_expression": "2x6",
         },
         HTTP_HX_REQUEST="true",
     )
@@ -70,7 +70,7 @@ def test_poll_appends_new_posts_and_replaces_changed_ones(story, master, player_
         player_a,
         "Primero",
         voice="character",
-        roll=services.RollSpec(kind="action", character=char_a, trait_slug="fuerza"),
+        roll=services.RollSpec(kind="action", character=char_a, trait="fuerza"),
     )
     url = reverse("escenas:poll", args=[story.campaign.slug, story.pk])
     client = client_for(player_a)
@@ -80,7 +80,7 @@ def test_poll_appends_new_posts_and_replaces_changed_ones(story, master, player_
     assert "Primero" in html and 'hx-swap-oob="true"' in html  # changed since 0: replaced
     since = response.context["now_ts"]
     second = say(story, master, "Segundo")
-    services.roll_threshold_set(post_roll=first.post_rolls.get(), master=master, base_threshold=50)
+    services.roll_threshold_set(post_roll=first.post_rolls.get(), master=master, threshold=50)
     html = client.get(
         url, {"after": first.pk, "since": str(since)}, HTTP_HX_REQUEST="true"
     ).content.decode()
@@ -93,20 +93,24 @@ def test_roll_chance_is_exact(story, player_a, char_a):
     url = reverse("escenas:roll_chance", args=[story.campaign.slug, story.pk])
     client = client_for(player_a)
     # Fuerza 2 → 3 d100 at 30 %: 1 − 0.7³ = 65.70 %.
-    html = client.get(url, {"roll_character": char_a.pk, "trait": "fuerza", "threshold": "30"})
+    html = client.get(
+        url, {"roll_character": char_a.pk, "roll_trait": "fuerza", "roll_threshold": "30"}
+    )
     assert "65,70" in html.content.decode()
     # Two days of hunger: −20 → 10 %: 1 − 0.9³ = 27.10 %. Source: RULES.md R3, R9.
     Character.objects.filter(pk=char_a.pk).update(hunger_days=2)
     html = client.get(
-        url, {"voice": f"character:{char_a.pk}", "trait": "fuerza", "threshold": "30"}
+        url, {"voice": f"character:{char_a.pk}", "roll_trait": "fuerza", "roll_threshold": "30"}
     )
     text = html.content.decode()
     assert "27,10" in text and "− penalización 20 = 10 %" in text
-    empty = client.get(url, {"roll_character": char_a.pk, "trait": "fuerza"}).content.decode()
+    empty = client.get(url, {"roll_character": char_a.pk, "roll_trait": "fuerza"}).content.decode()
     assert "Escribe una dificultad" in empty
     # Another player's character: nothing is computed.
     assert (
-        client.get(url, {"roll_character": 9999, "trait": "fuerza"}).content.decode().count("d100")
+        client.get(url, {"roll_character": 9999, "roll_trait": "fuerza"})
+        .content.decode()
+        .count("d100")
         == 0
     )
 

@@ -133,7 +133,7 @@ def _post_with_action_roll(scene, author, character) -> list[str]:
             voice="character",
             character=character,
             roll=services.RollSpec(
-                kind="action", character=character, trait_slug="fuerza", base_threshold=30
+                kind="action", character=character, trait="fuerza", threshold=30
             ),
         )
     return [q["sql"] for q in ctx.captured_queries]

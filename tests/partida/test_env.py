@@ -46,3 +46,33 @@ def test_a_deployment_without_secret_key_refuses_to_start():
     )  # fmt: skip
     assert result.returncode != 0
     assert "SECRET_KEY must be set when DATABASE_URL is" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("database_url", "expected"),
+    [("postgres://u@127.0.0.1:5432/x", 60), (None, 0)],
+)
+def test_database_connections_persist_with_a_database_url(database_url, expected):
+    # One PostgreSQL connection per request cost more than the pages; SQLite keeps 0.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CONN_MAX_AGE"}}
+    env["SECRET_KEY"] = "x" * 50
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    code = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        "d = settings.DATABASES['default']; "
+        "print(json.dumps([d['CONN_MAX_AGE'], d['CONN_HEALTH_CHECKS']]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**env, "DJANGO_SETTINGS_MODULE": "partida.settings"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [expected, True]

@@ -122,7 +122,7 @@ def test_tick_day_records_and_posts_together_never_deadlock():
                 body="Miro alrededor.",
                 character=hero,
                 roll=scene_services.RollSpec(
-                    kind="action", character=hero, trait_slug="percepcion", base_threshold=50
+                    kind="action", character=hero, trait="percepcion", threshold=50
                 ),
             )
 

@@ -450,3 +450,14 @@ def test_diary_posts_are_made_after_the_commit(
         celery_app.conf.update(task_always_eager=before)
     post = Post.objects.get(scene__diary_character=pc)
     assert post.day == 7
+
+
+def test_a_dirty_characters_resistance_roll_follows_the_campaigns_dirt_flags(campaign, shelter):
+    # R8: the master flags Resistencia as dirt-sensitive in the campaign's settings (the one
+    # source); the stored roll says so and its penalty has the dirt line.
+    no_disease(campaign, dirt_sensitive_traits=["sigilo", "resistencia"])
+    pc = survivor(campaign, shelter=shelter, disease_day=3, disease_duration=3, dirty=True)
+    tick(campaign)
+    roll = Roll.objects.get(character=pc)
+    assert roll.trait_name == "Resistencia" and roll.dirt_sensitive is True
+    assert {"source": "dirt", "label": "Suciedad", "points": 5} in roll.modifiers

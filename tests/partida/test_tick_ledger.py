@@ -77,3 +77,14 @@ def test_bulk_rolls_need_the_campaign_lock_and_one_set_of_fields(campaign, pc):
     with campaign_lock(campaign.pk), pytest.raises(ValueError, match="same fields"):
         rolls_record_bulk(Roll, campaign=campaign, day=7, rows=[duration(pc, [3], 5), odd])
     assert not Roll.objects.exists()
+
+
+def test_dice_drawn_with_another_key_than_the_stored_one_are_refused(campaign, pc):
+    drawn = [7, RollPurpose.HEALTH, pc.pk, 0]
+    with campaign_lock(campaign.pk):
+        ok = LedgerRow(RollPurpose.HEALTH, pc.pk, duration(pc, [3], 5).fields, drawn_with=drawn)
+        assert rolls_record_bulk(Roll, campaign=campaign, day=7, rows=[ok]) == [drawn]
+        # The same key again: the ledger would store it as sequence 1, not as drawn.
+        with pytest.raises(ValueError, match=r"would be stored as \[7, 22, \d+, 1\]"):
+            rolls_record_bulk(Roll, campaign=campaign, day=7, rows=[ok])
+    assert Roll.objects.count() == 1

@@ -108,9 +108,7 @@ def url(character) -> str:
 
 def test_every_list_and_form_page_opens(admin_master, approved, player_a, campaign):
     ItemTypeFactory(campaign=campaign, name="Lata")
-    roll_action_for_character(
-        character=approved, trait_slug="fuerza", base_threshold=30, made_by=player_a
-    )
+    roll_action_for_character(character=approved, trait="fuerza", threshold=30, made_by=player_a)
     for model in ("character", "trait", "itemtype", "inventoryitem", "sheetchange", "roll"):
         assert admin_master.get(f"/admin/personajes/{model}/").status_code == 200, model
     assert admin_master.get(url(approved)).status_code == 200

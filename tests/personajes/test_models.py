@@ -159,7 +159,7 @@ def test_a_base_threshold_over_100_is_refused_by_the_database(campaign, player_a
 def test_a_roll_outlives_a_renamed_or_deleted_trait(campaign, player_a):
     character = make_character(campaign, player_a, status="approved", points={"fuerza": 2})
     r = rolls.roll_action_for_character(
-        character=character, trait_slug="fuerza", base_threshold=30, made_by=player_a
+        character=character, trait="fuerza", threshold=30, made_by=player_a
     )
     Trait.objects.filter(slug="fuerza").delete()
     r.refresh_from_db()

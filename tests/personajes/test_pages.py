@@ -434,7 +434,7 @@ def test_roll_fuerza_2_at_30_shows_three_dice(approved, player_a):
     client = client_for(player_a)
     response = client.post(
         roll_url(approved),
-        {"trait": "fuerza", "base_threshold": "30", "reason": "Forzar la puerta"},
+        {"trait": "fuerza", "threshold": "30", "reason": "Forzar la puerta"},
         follow=True,
     )
     roll = Roll.objects.get()
@@ -449,7 +449,7 @@ def test_roll_fuerza_2_at_30_shows_three_dice(approved, player_a):
 
 
 def test_roll_shows_its_breakdown(worn, player_a):
-    client_for(player_a).post(roll_url(worn), {"trait": "sigilo", "base_threshold": "50"})
+    client_for(player_a).post(roll_url(worn), {"trait": "sigilo", "threshold": "50"})
     roll = Roll.objects.get()
     # Sigilo is dirt-sensitive (R8): 20 hunger + 10 disease + 5 dirt = 35 → 50 − 35 = 15 %.
     assert (roll.effective_threshold, roll.dirt_sensitive) == (15, True)
@@ -461,7 +461,7 @@ def test_roll_shows_its_breakdown(worn, player_a):
 @pytest.mark.parametrize("threshold", ["150", "-5", "x", "30.5"])
 def test_a_bad_threshold_is_a_form_error_and_nothing_is_rolled(approved, player_a, threshold):
     response = client_for(player_a).post(
-        roll_url(approved), {"trait": "fuerza", "base_threshold": threshold}
+        roll_url(approved), {"trait": "fuerza", "threshold": threshold}
     )
     assert response.status_code == 200
     assert "La dificultad es un número entero de 0 a 100." in response.content.decode()
@@ -485,7 +485,7 @@ def test_roll_page_shows_the_exact_chance_before_rolling(worn, player_a):
     # htmx: Fuerza 2 at 60 % − 30 (2 hungry days, disease day 2) = 30 % → 1 − 0.7³ = 65,7 %.
     response = client.post(
         roll_url(worn),
-        {"trait": "fuerza", "base_threshold": "60"},
+        {"trait": "fuerza", "threshold": "60"},
         headers={"HX-Request": "true", "HX-Trigger": "id_base_threshold"},
     )
     html = response.content.decode()
@@ -493,9 +493,7 @@ def test_roll_page_shows_the_exact_chance_before_rolling(worn, player_a):
     assert '<strong class="p-success">65,7 %</strong>' in html
     assert Roll.objects.count() == 0
     # Without JavaScript the same numbers come as a whole page.
-    response = client.post(
-        roll_url(worn), {"trait": "fuerza", "base_threshold": "60", "preview": "1"}
-    )
+    response = client.post(roll_url(worn), {"trait": "fuerza", "threshold": "60", "preview": "1"})
     assert '<strong class="p-success">65,7 %</strong>' in response.content.decode()
     assert Roll.objects.count() == 0
 
@@ -504,7 +502,7 @@ def test_choosing_a_trait_resets_the_dirt_box_to_its_flag(approved, master):
     # Sigilo is dirt-sensitive by default (R8): the box comes back ticked, out of band.
     response = client_for(master).post(
         roll_url(approved),
-        {"trait": "sigilo", "base_threshold": "30"},
+        {"trait": "sigilo", "threshold": "30"},
         headers={"HX-Request": "true", "HX-Trigger": "id_trait"},
     )
     html = response.content.decode()

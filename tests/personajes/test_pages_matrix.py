@@ -149,13 +149,13 @@ PAGES: dict[str, Page] = {
         "post",
         "/personajes/{approved}/tirada/",
         {"master": 302, "player_a": 302, "player_b": 403, "outsider": 404, "anonymous": 302},
-        data={"trait": "fuerza", "base_threshold": "30"},
+        data={"trait": "fuerza", "threshold": "30"},
     ),
     "roll chance (htmx POST)": Page(
         "post",
         "/personajes/{approved}/tirada/",
         {"master": 200, "player_a": 200, "player_b": 403, "outsider": 404, "anonymous": 302},
-        data={"trait": "fuerza", "base_threshold": "30"},
+        data={"trait": "fuerza", "threshold": "30"},
         htmx=True,
     ),
     "my characters": Page(

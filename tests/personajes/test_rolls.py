@@ -30,7 +30,7 @@ def hero(campaign, player_a):
 
 def roll(character, user, trait="fuerza", threshold=30, **kwargs):
     return rolls.roll_action_for_character(
-        character=character, trait_slug=trait, base_threshold=threshold, made_by=user, **kwargs
+        character=character, trait=trait, threshold=threshold, made_by=user, **kwargs
     )
 
 
@@ -117,7 +117,7 @@ def test_an_unknown_trait_is_refused(hero, player_a):
 def test_the_base_threshold_is_an_int_from_0_to_100(hero, player_a, bad):
     with pytest.raises(ServiceError) as excinfo:
         roll(hero, player_a, threshold=bad)
-    assert "base_threshold" in excinfo.value.message_dict
+    assert "threshold" in excinfo.value.message_dict
     assert not Roll.objects.exists()
 
 
@@ -187,13 +187,13 @@ def test_the_master_sets_the_threshold_once_and_the_dice_stay(hero, player_a, ma
     # The condition changes after the roll: the stored penalty (hunger 10) is the one used.
     hero.hunger_days, hero.thirst_days = 0, 2
     hero.save()
-    done = rolls.roll_set_threshold(roll=r, master=master, base_threshold=50)
+    done = rolls.roll_set_threshold(roll=r, master=master, threshold=50)
     assert done.dice == dice
     assert (done.base_threshold, done.effective_threshold) == (50, 40)
     assert done.successes == sum(1 for d in dice if d <= 40)
     assert done.success is (done.successes > 0)
     with pytest.raises(ServiceError):
-        rolls.roll_set_threshold(roll=r, master=master, base_threshold=90)
+        rolls.roll_set_threshold(roll=r, master=master, threshold=90)
     r.refresh_from_db()
     assert (r.base_threshold, r.dice) == (50, dice)
 
@@ -201,7 +201,7 @@ def test_the_master_sets_the_threshold_once_and_the_dice_stay(hero, player_a, ma
 def test_a_roll_made_with_a_threshold_cannot_take_another(hero, player_a, master):
     r = roll(hero, player_a, threshold=30)
     with pytest.raises(ServiceError):
-        rolls.roll_set_threshold(roll=r, master=master, base_threshold=90)
+        rolls.roll_set_threshold(roll=r, master=master, threshold=90)
     r.refresh_from_db()
     assert r.base_threshold == 30
 
@@ -210,7 +210,7 @@ def test_only_the_master_sets_a_threshold(hero, player_a, player_b):
     r = roll(hero, player_a, threshold=None)
     for user in (player_a, player_b):
         with pytest.raises(ServiceError):
-            rolls.roll_set_threshold(roll=r, master=user, base_threshold=30)
+            rolls.roll_set_threshold(roll=r, master=user, threshold=30)
     r.refresh_from_db()
     assert r.base_threshold is None
 
@@ -219,7 +219,7 @@ def test_only_the_master_sets_a_threshold(hero, player_a, player_b):
 def test_the_masters_threshold_is_validated(hero, player_a, master, bad):
     r = roll(hero, player_a, threshold=None)
     with pytest.raises(ServiceError):
-        rolls.roll_set_threshold(roll=r, master=master, base_threshold=bad)
+        rolls.roll_set_threshold(roll=r, master=master, threshold=bad)
     r.refresh_from_db()
     assert r.base_threshold is None
 
@@ -229,24 +229,24 @@ def test_one_threshold_check_for_every_kind_of_roll(hero, player_a, master):
     event roll a probability, an expression neither; a second setting is refused with the code
     the API answers with 409."""
     action = roll(hero, player_a, threshold=None)
-    assert rolls.threshold_set(roll=action, master=master, base_threshold=50).base_threshold == 50
+    assert rolls.threshold_set(roll=action, master=master, threshold=50).base_threshold == 50
     again = Roll.objects.get(pk=action.pk)
     with pytest.raises(ServiceError) as refused:
-        rolls.threshold_set(roll=again, master=master, base_threshold=60)
+        rolls.threshold_set(roll=again, master=master, threshold=60)
     assert refused.value.code == rolls.THRESHOLD_SET
     event = rolls.event_roll_create(
         campaign=hero.campaign, made_by=master, probability=None, character=hero
     )
-    done = rolls.threshold_set(roll=event, master=master, base_threshold=100)
+    done = rolls.threshold_set(roll=event, master=master, threshold=100)
     assert (done.base_threshold, done.success) == (100, True)  # 100 % always succeeds (R1)
     expression = rolls.expression_roll_create(
         campaign=hero.campaign, made_by=player_a, expression="2d6+1", character=hero
     )
     with pytest.raises(ServiceError) as no_threshold:
-        rolls.threshold_set(roll=expression, master=master, base_threshold=30)
-    assert list(no_threshold.value.message_dict) == ["base_threshold"]
+        rolls.threshold_set(roll=expression, master=master, threshold=30)
+    assert list(no_threshold.value.message_dict) == ["threshold"]
     with pytest.raises(ServiceError):
-        rolls.threshold_set(roll=event, master=player_a, base_threshold=30)  # not the master
+        rolls.threshold_set(roll=event, master=player_a, threshold=30)  # not the master
 
 
 # --- concurrency (PostgreSQL: SQLite has no row locks and serialises writers) ------------------

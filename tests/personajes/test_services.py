@@ -11,8 +11,9 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError, transaction
 
+from mundo.models import Campaign
 from nucleo.errors import ServiceError
-from personajes import inventory, portraits, sheets
+from personajes import inventory, portraits, selectors, sheets
 from personajes.models import (
     PORTRAIT_MAX_BYTES,
     Character,
@@ -22,8 +23,8 @@ from personajes.models import (
     TraitValue,
 )
 from personajes.traits import campaign_traits
-from reglas.characters import DEFAULT_TRAITS
-from tests.factories import CampaignFactory, ItemTypeFactory, TraitFactory
+from reglas.characters import DEFAULT_TRAITS, is_dirt_sensitive
+from tests.factories import CampaignFactory, CharacterFactory, ItemTypeFactory, TraitFactory
 from tests.personajes.helpers import (
     BRAWLER,
     SCOUT,
@@ -49,7 +50,8 @@ def test_first_call_makes_the_ten_default_traits_in_order(campaign):
     assert [t.slug for t in traits] == [d.slug for d in DEFAULT_TRAITS]
     assert [t.name for t in traits] == [d.name for d in DEFAULT_TRAITS]
     # R8: only Sigilo is dirt-sensitive by default.
-    assert [t.slug for t in traits if t.dirt_sensitive] == ["sigilo"]
+    rules = campaign.rules
+    assert [t.slug for t in traits if is_dirt_sensitive(t.slug, rules)] == ["sigilo"]
 
 
 def test_campaign_traits_is_idempotent(campaign):
@@ -59,10 +61,45 @@ def test_campaign_traits_is_idempotent(campaign):
     assert Trait.objects.filter(campaign=campaign).count() == 10
 
 
-def test_dirt_sensitive_defaults_follow_the_campaign_settings():
+def test_dirt_flags_are_the_campaign_setting_before_and_after_the_traits_exist(player_a):
     campaign = CampaignFactory(rule_overrides={"dirt_sensitive_traits": ["sigilo", "percepcion"]})
-    traits = campaign_traits(campaign=campaign)
-    assert {t.slug for t in traits if t.dirt_sensitive} == {"sigilo", "percepcion"}
+    character = CharacterFactory(campaign=campaign, player=player_a)
+    campaign_traits(campaign=campaign)
+
+    def flagged() -> set[str]:
+        fresh = Character.objects.select_related("campaign").get(pk=character.pk)
+        return {r.trait.slug for r in selectors.sheet_rows(fresh) if r.dirt_sensitive}
+
+    assert flagged() == {"sigilo", "percepcion"}
+    # The master changes the setting later: the campaign's existing traits follow it (one
+    # source), and so does the tick's resistance roll (reglas reads the same setting).
+    Campaign.objects.filter(pk=campaign.pk).update(
+        rule_overrides={"dirt_sensitive_traits": ["pelea"]}
+    )
+    assert flagged() == {"pelea"}
+
+
+def test_the_migration_keeps_a_masters_trait_flags_in_the_setting(transactional_db):
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("personajes", "0002_world"), ("mundo", "0004_campaign_rule_tables")]
+    after = [("personajes", "0003_dirt_flags_are_the_campaign_setting")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    campaign = old.get_model("mundo", "Campaign").objects.create(
+        name="Vieja", slug="vieja", apocalypse_date="2026-01-01", entropy="1", rule_tables={}
+    )
+    traits = old.get_model("personajes", "Trait").objects
+    traits.create(campaign=campaign, slug="sigilo", name="Sigilo", dirt_sensitive=False)
+    traits.create(campaign=campaign, slug="pelea", name="Pelea", dirt_sensitive=True)
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    executor.loader.build_graph()
+    migrated = Campaign.objects.get(pk=campaign.pk)
+    assert migrated.rule_overrides == {"dirt_sensitive_traits": ["pelea"]}
+    assert migrated.rules.dirt_sensitive_traits == ("pelea",)
 
 
 def test_a_campaign_with_its_own_traits_keeps_them(campaign):

@@ -252,3 +252,47 @@ def test_action_chance_is_the_clamped_threshold_and_its_exact_probability(
     chance = action_chance(value, base, penalty)
     assert (chance.effective, chance.dice, chance.penalty) == (effective, value + 1, penalty)
     assert chance.p == pytest.approx(p, abs=1e-12)
+
+
+def test_action_rolls_each_from_its_own_generator_match_one_roll_per_key():
+    from reglas.core import make_rng
+    from reglas.dice import roll_actions, roll_actions_each
+
+    keys = [[7, 22, 5, 0], [7, 22, 9, 0], [7, 22, 12, 0]]
+    each = roll_actions_each([1, 4, 0], [50, 30, 80], [make_rng(99, k) for k in keys])
+    for i, (value, threshold, key) in enumerate(zip([1, 4, 0], [50, 30, 80], keys, strict=True)):
+        alone = roll_actions([value], [threshold], make_rng(99, key))
+        assert each.dice_of(i) == alone.dice_of(0)
+        assert each.successes[i] == alone.successes[0]
+    assert each.dice.shape == (3, 5) and each.dice[2, 1:].tolist() == [0, 0, 0, 0]
+    assert roll_actions_each([], [], []).dice.shape == (0, 0)
+    with pytest.raises(RulesError) as mismatch:
+        roll_actions_each([1, 2], [50, 50], [make_rng(1, [1])])
+    assert mismatch.value.code == "roll_generators_mismatch"
+
+
+def test_expression_totals_each_from_its_own_generator():
+    from reglas.core import make_rng
+    from reglas.expressions import roll_totals, roll_totals_each
+
+    rngs = [make_rng(3, [7, 22, i, 0]) for i in (1, 2)]
+    totals, dice = roll_totals_each("1d6+2", rngs)
+    for i in (1, 2):
+        t, d = roll_totals("1d6+2", 1, make_rng(3, [7, 22, i, 0]))
+        assert int(totals[i - 1]) == int(t[0]) and dice[i - 1].tolist() == d[0].tolist()
+    assert int(totals.min()) >= 3 and int(totals.max()) <= 8
+    empty_totals, empty_dice = roll_totals_each("1d6+2", [])
+    assert empty_totals.shape == (0,) and empty_dice.shape == (0, 1)
+
+
+def test_action_pools_of_different_sizes_pad_with_zeros_that_never_succeed():
+    from reglas.dice import roll_actions
+
+    rng = np.random.default_rng(4)
+    # Threshold 0 succeeds on no die (R1: 1..100); the padding zeros of the short pool do not
+    # count either, at 0 or at 100.
+    out = roll_actions([0, 3, 1], [0, 100, 100], rng)
+    assert out.dice_count.tolist() == [1, 4, 2]
+    assert out.dice[0, 1:].tolist() == [0, 0, 0] and out.dice[2, 2:].tolist() == [0, 0]
+    assert out.successes.tolist() == [0, 4, 2]
+    assert out.success.tolist() == [False, True, True]

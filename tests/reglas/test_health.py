@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from reglas.characters import ConditionArrays, ConditionState, action_penalty
 from reglas.core import Modifier, breakdown_total
+from reglas.dice import roll_actions
 from reglas.errors import RulesError
 from reglas.health import (
     DiseaseInputArrays,
@@ -461,3 +462,26 @@ def test_health_day_arrays_validate() -> None:
         HealthDayArrays.of(2, alive=[True])
     with pytest.raises(RulesError):
         advance_health(ConditionArrays.from_columns(2), HealthDayArrays.of(3), "verano", rng())
+
+
+def test_stored_rolls_drawn_from_their_own_keys_do_not_depend_on_who_else_rolls() -> None:
+    from reglas.core import make_rng
+
+    def key_rng(i: int) -> np.random.Generator:
+        return make_rng(7, [30, 22, i, 0])
+
+    # Character 0 ends its disease (a resistance roll); character 1 falls sick (a duration:
+    # 20 days of hunger put its onset chance at 100 %).
+    states = [ConditionState(disease_day=3, disease_duration=3), ConditionState(hunger_days=20)]
+    condition = ConditionArrays.from_states(states)
+    day = HealthDayArrays.of(2, resistencia=2)
+    out = advance_health(condition, day, "invierno", rng(1), ALWAYS_DIE, roll_rng=key_rng)
+    alone = roll_actions([2], [out.resistance.thresholds[0]], key_rng(0))
+    assert out.resistance.dice_of(0) == alone.dice_of(0)
+    # A different step generator changes the onset dice, never the stored rolls' dice.
+    other = advance_health(condition, day, "invierno", rng(2), ALWAYS_DIE, roll_rng=key_rng)
+    assert other.resistance.dice_of(0) == out.resistance.dice_of(0)
+    assert out.odds.p[1] == 100 and out.fell_sick[1] and other.fell_sick[1]
+    assert out.onset_dice[1] != other.onset_dice[1]  # the step generators differ…
+    assert out.duration_dice[1].tolist() == other.duration_dice[1].tolist()  # …not the key's
+    assert out.duration[1] == other.duration[1] == out.duration_dice[1, 0] + 2

@@ -1,0 +1,19 @@
+"""Template filters for the world's ledger: ``{{ roll|world_roll_text }}`` (what a world roll
+found, in the reader's language) and ``{{ roll|world_roll_dice }}`` (its dice, or nothing when
+it stored none to show). Source: RULES.md R16, R18, R22, R23."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from mundo.world_texts import world_roll_dice, world_roll_text
+
+register = template.Library()
+register.filter("world_roll_text", world_roll_text)
+
+
+@register.filter("world_roll_dice")
+def _dice(roll: Any) -> list[int]:
+    return world_roll_dice(roll)
