@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('escenas', '0001_initial'),
+        ('escenas', '0002_roll_vocabulary_in_drafts'),
         ('mundo', '0004_campaign_rule_tables'),
     ]
 
