@@ -38,7 +38,8 @@ def visit(page, url: str) -> list[str]:
     """Open ``url`` and return the CSP violations seen there (events and console)."""
     page.console.clear()
     response = page.goto(url)
-    assert response is not None and response.status == 200, url
+    assert response is not None, url
+    assert response.status == 200, f"{url}: {response.status} {page.inner_text('body')[:500]}"
     assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
     page.wait_for_load_state("networkidle")
     return violations(page)
