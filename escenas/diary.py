@@ -156,7 +156,8 @@ def _diary_scenes(character_ids: list[int]) -> dict[int, Scene]:
 
 def diary_posts_create(*, entries: Sequence[Any]) -> list[Post]:
     """One narrator post per diary entry in that character's diary scene (R25), in a constant
-    number of queries whatever the number of entries; queues their notifications after commit.
+    number of queries whatever the number of entries; puts their e-mails in the outbox in the
+    same transaction (delivered after the commit).
 
     ``entries``: ``personajes.DiaryEntry`` objects of one campaign and day. A diary scene is
     created for a character that has none. Running twice for the same day adds nothing (the

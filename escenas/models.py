@@ -317,6 +317,8 @@ class NotificationPreference(models.Model):
 
     ``feed_token`` empty means revoked (no private feed answers); regenerating replaces it, so
     old URLs stop working. ``digest_sent_until``: posts up to this time are in a sent digest.
+    ``muted_campaigns``: campaigns the user gets no e-mail about (the one-click unsubscribe link
+    of each notification adds its campaign here; the notification settings page removes it).
     """
 
     class Mode(models.TextChoices):
@@ -332,6 +334,9 @@ class NotificationPreference(models.Model):
     )
     feed_token = models.CharField(max_length=64, blank=True, default=new_feed_token)
     digest_sent_until = models.DateTimeField(null=True, blank=True)
+    muted_campaigns = models.ManyToManyField(
+        Campaign, blank=True, related_name="+", verbose_name=_("muted campaigns")
+    )
 
     class Meta:
         verbose_name = _("notification preference")

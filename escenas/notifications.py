@@ -1,5 +1,8 @@
 """Telling people about posts: notification settings, feed tokens, the e-mail of each new post
-(at most once per post and reader) and the daily digests.
+(at most once per post and reader), the daily digests and the one-click unsubscribe links.
+
+E-mails go through the outbox (``nucleo.mail``): written in the transaction that causes them,
+delivered by the worker after the commit, retried until the server accepts them.
 
 Who is told, and what they may see, is decided by ``escenas.access`` (through the selectors):
 the same rules as the pages. The Celery tasks in ``escenas.tasks`` call these services.
@@ -9,17 +12,18 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.mail import EmailMultiAlternatives
+from django.core import signing
 from django.db import transaction
 from django.db.models import Prefetch
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from escenas import selectors
@@ -30,8 +34,12 @@ from escenas.models import (
     PostRoll,
     new_feed_token,
 )
-from mundo.models import Membership
-from nucleo.errors import ServiceError
+from mundo.models import Campaign, Membership
+from nucleo.errors import NotFound, ServiceError
+from nucleo.mail import message_new, outbox_enqueue, outbox_withdraw
+from nucleo.models import OutboxMessage
+
+UNSUBSCRIBE_SALT = "escenas.unsubscribe"
 
 # --- Notifications ------------------------------------------------------------------------------
 
@@ -71,6 +79,54 @@ def feed_token_revoke(*, user: AbstractBaseUser) -> NotificationPreference:
     pref.feed_token = ""
     pref.save(update_fields=["feed_token"])
     return pref
+
+
+@dataclass(frozen=True)
+class Unsubscribe:
+    """What a one-click unsubscribe link stands for: the user, the campaign to mute (None:
+    every e-mail off) and the scene the e-mail was about (None for a digest)."""
+
+    user: Any
+    campaign: Campaign | None
+    scene_title: str
+
+
+def unsubscribe_read(token: str) -> Unsubscribe:
+    """The link's user, campaign and scene. Raises NotFound for a token that was not signed
+    here (or is damaged) or names a user or campaign that no longer exists."""
+    try:
+        data = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+        user_id, campaign_id, scene_id = int(data["u"]), data["c"], data["s"]
+    except (signing.BadSignature, KeyError, TypeError, ValueError) as error:
+        raise NotFound() from error
+    user = get_user_model().objects.filter(pk=user_id).first()
+    campaign = Campaign.objects.filter(pk=campaign_id).first() if campaign_id else None
+    if user is None or (campaign_id and campaign is None):
+        raise NotFound()
+    title = ""
+    if scene_id and campaign is not None:
+        title = campaign.scenes.filter(pk=scene_id).values_list("title", flat=True).first() or ""
+    return Unsubscribe(user=user, campaign=campaign, scene_title=title)
+
+
+def unsubscribe_apply(token: str) -> Unsubscribe:
+    """Follow a one-click unsubscribe link: mute its campaign for its user (no e-mail about
+    that campaign: each post nor digest), or for a link without campaign switch e-mail off.
+    Safe to repeat. Raises NotFound like ``unsubscribe_read``."""
+    leave = unsubscribe_read(token)
+    pref = preference_get_or_create(user=leave.user)
+    if leave.campaign is None:
+        preference_set_mode(user=leave.user, mode=NotificationPreference.Mode.NONE)
+    else:
+        pref.muted_campaigns.add(leave.campaign)
+    return leave
+
+
+def campaign_unmute(*, user: AbstractBaseUser, campaign_id: int) -> None:
+    """E-mail about that campaign again (undo an unsubscribe link). Unknown ids do nothing."""
+    preference_get_or_create(user=user).muted_campaigns.remove(
+        *Campaign.objects.filter(pk=campaign_id)
+    )
 
 
 def _absolute(path: str) -> str:
@@ -132,61 +188,71 @@ def _posts_for_mail(post_ids: Iterable[int]) -> list[Post]:
     )
 
 
-def post_notifications_send(*, post_ids: Iterable[int]) -> int:
-    """Send one e-mail per (post, participant who wants each post), at most once each.
+def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
+    """Put in the outbox one e-mail per (post, participant who wants each post and has not
+    muted the campaign), at most once each, in the caller's transaction: the post's own, so a
+    rolled back post sends nothing and a committed one is never forgotten. The delivery task
+    runs after the commit (``nucleo.mail``).
 
-    The ``PostNotification`` rows (unique per post and user) are written, in one transaction,
-    before anything is sent, so a task run twice sends nothing twice. Returns how many e-mails
-    were sent. A constant number of queries whatever the number of posts (the daily tick sends
-    one diary post per character): see ``_posts_for_mail`` and ``_recipients_by_post``, then
-    the recipients' settings (1) and the claim (lock, read, insert: 3).
+    The ``PostNotification`` rows (unique per post and user) record who was told, so a second
+    call for the same posts queues nothing. No row lock is taken: the posts are new in the
+    caller's transaction (which holds the campaign lock for a player's post). Returns how many
+    e-mails were queued. A constant number of queries whatever the number of posts (the daily
+    tick writes one diary post per character): see ``_posts_for_mail`` and
+    ``_recipients_by_post``, then the recipients' settings and mutes (2), what was already
+    queued (1), and the inserts (2) (in a transaction of its own only when the caller has none).
     """
     posts = _posts_for_mail(post_ids)
     recipients = _recipients_by_post(posts)
     user_ids = {u.pk for rows in recipients.values() for u, _v in rows}
     if not user_ids:
         return 0
-    modes = dict(
-        NotificationPreference.objects.filter(user_id__in=user_ids).values_list("user_id", "mode")
-    )
+    modes, muted = _settings_of(user_ids)
     each = NotificationPreference.Mode.EACH
     wanted = [
         (post, user, view)
         for post in posts
         for user, view in recipients[post.pk]
-        if modes.get(user.pk, each) == each
+        if modes.get(user.pk, each) == each and (user.pk, post.scene.campaign_id) not in muted
     ]
     if not wanted:
         return 0
-    with transaction.atomic():
-        # Claim before sending. Locking the posts (in id order, so two runs over overlapping
-        # posts wait for each other rather than deadlock) makes a concurrent run of the same
-        # posts wait here and then see this run's rows; ``ignore_conflicts`` covers rows
-        # written without the lock (``notifications_mark_sent``).
-        wanted_post_ids = sorted({post.pk for post, _u, _v in wanted})
-        list(
-            Post.objects.select_for_update()
-            .filter(pk__in=wanted_post_ids)
-            .order_by("pk")
-            .values_list("pk", flat=True)
-        )
+    with transaction.atomic(savepoint=False):  # the caller's transaction when there is one
         done = set(
             PostNotification.objects.filter(
-                post_id__in=wanted_post_ids, user_id__in={u.pk for _p, u, _v in wanted}
+                post_id__in={p.pk for p, _u, _v in wanted},
+                user_id__in={u.pk for _p, u, _v in wanted},
             ).values_list("post_id", "user_id")
         )
         todo = [(p, u, v) for p, u, v in wanted if (p.pk, u.pk) not in done]
         PostNotification.objects.bulk_create(
             [PostNotification(post=p, user=u) for p, u, _v in todo], ignore_conflicts=True
         )
-    for post, user, view in todo:
-        _send_post_mail(user, post, view)
+        with translation.override(settings.LANGUAGE_CODE):
+            messages = [_post_message(u, p, v) for p, u, v in todo]
+        outbox_enqueue(messages)
     return len(todo)
+
+
+def _settings_of(user_ids: set[int]) -> tuple[dict[int, str], set[tuple[int, int]]]:
+    """The users' e-mail modes (absent: the default) and their (user, campaign) mutes.
+    Two queries."""
+    modes = dict(
+        NotificationPreference.objects.filter(user_id__in=user_ids).values_list("user_id", "mode")
+    )
+    through = NotificationPreference.muted_campaigns.through
+    muted = set(
+        through.objects.filter(notificationpreference__user_id__in=user_ids).values_list(
+            "notificationpreference__user_id", "campaign_id"
+        )
+    )
+    return modes, muted
 
 
 def notifications_mark_sent(*, post_ids: Iterable[int]) -> int:
     """Record posts as already e-mailed to everyone who would be told about them, without
-    sending anything (for history loaded in bulk, e.g. the demo). Returns the rows written."""
+    sending anything (for history loaded in bulk, e.g. the demo): their e-mails still in the
+    outbox are withdrawn. Returns the rows written."""
     posts = _posts_for_mail(post_ids)
     recipients = _recipients_by_post(posts)
     rows = [
@@ -195,37 +261,70 @@ def notifications_mark_sent(*, post_ids: Iterable[int]) -> int:
         for user, _view in recipients[post.pk]
     ]
     PostNotification.objects.bulk_create(rows, ignore_conflicts=True)
+    outbox_withdraw(post_topic(post.pk) for post in posts)
     return len(rows)
 
 
-def _send_post_mail(user: Any, post: Post, view: selectors.PostView) -> None:
+def unsubscribe_token(*, user_id: int, campaign_id: int | None, scene_id: int | None = None) -> str:
+    """The signed token of a one-click unsubscribe link: who, which campaign (None: every
+    e-mail, the digest's link) and the scene the e-mail was about (shown on the page). It
+    does not expire: an old e-mail's link keeps working. Checked by ``unsubscribe_read``."""
+    return signing.dumps({"u": user_id, "c": campaign_id, "s": scene_id}, salt=UNSUBSCRIBE_SALT)
+
+
+def unsubscribe_url(*, user_id: int, campaign_id: int | None, scene_id: int | None = None) -> str:
+    """The absolute one-click unsubscribe link (``unsubscribe_token``)."""
+    token = unsubscribe_token(user_id=user_id, campaign_id=campaign_id, scene_id=scene_id)
+    return _absolute(reverse("escenas:unsubscribe", kwargs={"token": token}))
+
+
+def _list_headers(url: str) -> dict[str, str]:
+    """RFC 2369 / RFC 8058 headers: mail clients show an unsubscribe button that POSTs."""
+    return {
+        "List-Unsubscribe": f"<{url}>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    }
+
+
+def _post_message(user: Any, post: Post, view: selectors.PostView) -> OutboxMessage:
+    """The (unsaved) outbox message telling ``user`` about ``post``, as ``view`` shows it."""
+    campaign = post.scene.campaign
+    leave = unsubscribe_url(user_id=user.pk, campaign_id=campaign.pk, scene_id=post.scene_id)
     context = {
         "user": user,
         "post": post,
         "view": view,
         "scene": post.scene,
-        "campaign": post.scene.campaign,
+        "campaign": campaign,
         "url": _absolute(post.get_absolute_url()),
         "settings_url": _absolute(reverse("escenas:notifications")),
+        "unsubscribe_url": leave,
     }
     subject = _("[%(campaign)s] %(scene)s: %(speaker)s") % {
-        "campaign": post.scene.campaign.name,
+        "campaign": campaign.name,
         "scene": post.scene.title,
         "speaker": post.speaker_name,
     }
-    message = EmailMultiAlternatives(
-        subject=subject.replace("\n", " ")[:200],
-        body=render_to_string("escenas/email/post.txt", context),
-        to=[user.email],
+    return message_new(
+        to=user.email,
+        subject=subject,
+        body_text=render_to_string("escenas/email/post.txt", context),
+        body_html=render_to_string("escenas/email/post.html", context),
+        headers=_list_headers(leave),
+        topic=post_topic(post.pk),
     )
-    message.attach_alternative(render_to_string("escenas/email/post.html", context), "text/html")
-    message.send()
+
+
+def post_topic(post_id: int) -> str:
+    """The outbox topic of the e-mails about a post (``nucleo.mail.outbox_withdraw``)."""
+    return f"post:{post_id}"
 
 
 def digests_send(*, now: datetime.datetime | None = None) -> int:
-    """Send each digest reader one e-mail with the posts they would have been told about since
-    their last digest. A compare-and-swap on ``digest_sent_until`` makes a second run at the
-    same time send nothing. Returns how many digests were sent."""
+    """Put in the outbox each digest reader's one e-mail with the posts they would have been
+    told about since their last digest (muted campaigns left out). A compare-and-swap on
+    ``digest_sent_until``, in the same transaction as the message, makes a second run at the
+    same time queue nothing. Returns how many digests were queued."""
     now = now or timezone.now()
     sent = 0
     prefs = list(
@@ -234,41 +333,62 @@ def digests_send(*, now: datetime.datetime | None = None) -> int:
         ).select_related("user")
     )
     for pref in prefs:
-        since = pref.digest_sent_until or (now - datetime.timedelta(days=1))
-        claimed = NotificationPreference.objects.filter(
-            pk=pref.pk, digest_sent_until=pref.digest_sent_until
-        ).update(digest_sent_until=now)
-        if claimed != 1:
-            continue
-        user = pref.user
-        if not user.is_active or not user.email:
-            continue
-        campaign_ids = Membership.objects.filter(user=user).values("campaign_id")
-        candidates = _posts_for_mail(
-            Post.objects.filter(
-                campaign_id__in=campaign_ids, created_at__gt=since, created_at__lte=now
-            )
-            .exclude(author=user)
-            .values_list("pk", flat=True)
-        )
-        recipients = _recipients_by_post(candidates)
-        items = [
-            (post, view, _absolute(post.get_absolute_url()))
-            for post in candidates
-            for recipient, view in recipients[post.pk]
-            if recipient.pk == user.pk
-        ]
-        if not items:
-            continue
-        context = {
-            "user": user,
-            "items": items,
-            "settings_url": _absolute(reverse("escenas:notifications")),
-        }
-        EmailMultiAlternatives(
-            subject=_("Partida: %(n)s new posts") % {"n": len(items)},
-            body=render_to_string("escenas/email/digest.txt", context),
-            to=[user.email],
-        ).send()
-        sent += 1
+        with transaction.atomic():
+            claimed = NotificationPreference.objects.filter(
+                pk=pref.pk, digest_sent_until=pref.digest_sent_until
+            ).update(digest_sent_until=now)
+            if claimed != 1:
+                continue
+            with translation.override(settings.LANGUAGE_CODE):
+                message = _digest_message(pref, now)
+            if message is not None:
+                sent += outbox_enqueue([message])
     return sent
+
+
+def _digest_message(pref: NotificationPreference, now: datetime.datetime) -> OutboxMessage | None:
+    """The digest of ``pref``'s user from their last digest up to ``now``, or None when there
+    is nothing to tell (or no address)."""
+    since = pref.digest_sent_until or (now - datetime.timedelta(days=1))
+    user = pref.user
+    if not user.is_active or not user.email:
+        return None
+    campaign_ids = Membership.objects.filter(user=user).exclude(
+        campaign_id__in=pref.muted_campaigns.values("pk")
+    )
+    candidates = _posts_for_mail(
+        Post.objects.filter(
+            campaign_id__in=campaign_ids.values("campaign_id"),
+            created_at__gt=since,
+            created_at__lte=now,
+        )
+        .exclude(author=user)
+        .values_list("pk", flat=True)
+    )
+    recipients = _recipients_by_post(candidates)
+    items = [
+        (post, view, _absolute(post.get_absolute_url()))
+        for post in candidates
+        for recipient, view in recipients[post.pk]
+        if recipient.pk == user.pk
+    ]
+    if not items:
+        return None
+    campaigns = {post.scene.campaign_id: post.scene.campaign for post, _v, _u in items}
+    leave_all = unsubscribe_url(user_id=user.pk, campaign_id=None)
+    context = {
+        "user": user,
+        "items": items,
+        "settings_url": _absolute(reverse("escenas:notifications")),
+        "unsubscribe_url": leave_all,
+        "campaign_links": [
+            (c.name, unsubscribe_url(user_id=user.pk, campaign_id=c.pk))
+            for c in sorted(campaigns.values(), key=lambda c: c.name)
+        ],
+    }
+    return message_new(
+        to=user.email,
+        subject=_("Partida: %(n)s new posts") % {"n": len(items)},
+        body_text=render_to_string("escenas/email/digest.txt", context),
+        headers=_list_headers(leave_all),
+    )

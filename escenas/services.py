@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from escenas import selectors
+from escenas import notifications, selectors
 from escenas.models import (
     BODY_MAX_CHARS,
     NOTE_MAX_CHARS,
@@ -46,6 +47,7 @@ from escenas.tasks import notify_posts
 from mundo.access import require_master
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, campaign_locked, lock_row
+from nucleo.mail import outbox_withdraw
 from nucleo.text import clean_line, clean_text
 from personajes import rolls as personajes_rolls
 from personajes.models import Character, Roll, Trait
@@ -286,7 +288,7 @@ def post_create(
 
 def _post_written(post: Post, *, author: Any) -> None:
     """What follows a new post: the scene's last-post time, the author's draft gone, the
-    author's read marker on it, and its e-mails queued for after the commit."""
+    author's read marker on it, and its e-mails in the outbox (delivered after the commit)."""
     Scene.objects.filter(pk=post.scene_id).update(last_post_at=post.created_at)
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
     _mark_read(scene=post.scene, user=author, post_id=post.pk)
@@ -411,15 +413,17 @@ def post_edit(*, post: Post, editor: AbstractBaseUser, body: str, note_to_master
 @campaign_locked(lambda post, **_: post.campaign_id)
 def post_delete(*, post: Post, user: AbstractBaseUser) -> Post:
     """Hide a post from players (its author or the master); the master still sees it with its
-    rolls, which stay in the ledger. Deleting twice changes nothing. Raises ServiceError for
-    anyone else."""
+    rolls, which stay in the ledger; its e-mails not sent yet are withdrawn. Deleting twice
+    changes nothing. Raises ServiceError for anyone else."""
     is_author = user is not None and user.is_authenticated and post.author_id == user.pk
     if not is_author:
         require_master(post.campaign_id, user)
     now = timezone.now()
-    Post.objects.filter(pk=post.pk, deleted_at__isnull=True).update(
-        deleted_at=now, deleted_by=user, updated_at=now
-    )
+    with transaction.atomic():
+        Post.objects.filter(pk=post.pk, deleted_at__isnull=True).update(
+            deleted_at=now, deleted_by=user, updated_at=now
+        )
+        outbox_withdraw([notifications.post_topic(post.pk)])  # its e-mails not yet sent
     return Post.objects.get(pk=post.pk)
 
 

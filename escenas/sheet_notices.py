@@ -14,8 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.mail import send_mail
-from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
@@ -24,6 +22,8 @@ from django.utils.translation import gettext as _
 from escenas import joining
 from escenas.models import NotificationPreference
 from mundo.models import Membership
+from nucleo.mail import header_text, outbox_enqueue
+from nucleo.models import OutboxMessage
 from personajes.models import Character
 
 
@@ -44,12 +44,13 @@ def _absolute(path: str) -> str:
 
 
 def _mail(user: Any, subject: str, template: str, context: dict[str, Any]) -> None:
-    """Queue one plain-text e-mail to ``user`` for after the commit, in the site's language."""
+    """Write one plain-text e-mail to ``user`` in the outbox, in the caller's transaction (sent
+    after the commit, retried on failure: ``nucleo.mail``), in the site's language."""
     with translation.override(settings.LANGUAGE_CODE):
-        subject = subject.replace("\n", " ")[:200]
         body = render_to_string(template, context)
-    address = user.email
-    transaction.on_commit(lambda: send_mail(subject, body, None, [address]))
+    outbox_enqueue(
+        [OutboxMessage(recipient=user.email, subject=header_text(subject), body_text=body)]
+    )
 
 
 def on_sheet_submitted(sender: Any, *, character: Character, user: Any, **_kw: Any) -> None:

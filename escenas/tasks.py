@@ -5,27 +5,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from celery import shared_task
-from django.db import transaction
 
 from escenas import notifications
 
 
 @shared_task(name="escenas.send_post_notifications")
 def send_post_notifications(post_ids: list[int]) -> int:
-    """E-mail the participants about new posts (each post once per user). Returns how many."""
-    return notifications.post_notifications_send(post_ids=post_ids)
+    """Put the e-mails about these posts in the outbox (each post once per user; nothing for
+    posts already queued). New posts queue theirs in their own transaction (``notify_posts``);
+    this task stays for messages queued by an older release. Returns how many were queued."""
+    return notifications.post_notifications_queue(post_ids=post_ids)
 
 
 @shared_task(name="escenas.send_digests")
 def send_digests() -> int:
-    """Send the daily digests that are due. Returns how many were sent."""
+    """Queue the daily digests that are due (delivered by the outbox). Returns how many."""
     return notifications.digests_send()
 
 
 def notify_posts(post_ids: Iterable[int]) -> None:
-    """Queue the e-mails about new posts for after the current transaction commits (a rolled
-    back post sends nothing). The Celery task calls ``post_notifications_send``."""
+    """Put the e-mails about new posts in the outbox now, in the caller's transaction (the one
+    that writes the posts): a rolled back post sends nothing, a committed one is delivered
+    after the commit (``nucleo.mail``), at least once."""
     ids = [int(i) for i in post_ids]
-    if not ids:
-        return
-    transaction.on_commit(lambda: send_post_notifications.delay(ids))
+    if ids:
+        notifications.post_notifications_queue(post_ids=ids)

@@ -49,6 +49,7 @@ urlpatterns = [
     path(campaign + "buscar/", views.search, name="search"),
     path(campaign + "diario/<id:character>/", views.diary, name="diary"),
     path("cuenta/avisos/", views.notification_settings, name="notifications"),
+    path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path(
         "feeds/<str:token>/partidas/<slug:slug>/escenas/<id:pk>/",
         feeds.SceneFeed(),

@@ -20,7 +20,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from escenas import access as scene_access
@@ -520,11 +521,33 @@ def notification_settings(request: HttpRequest) -> HttpResponse:
             notifications.feed_token_revoke(user=request.user)
             messages.success(request, _("Private feeds switched off."))
             return redirect("escenas:notifications")
+        if "unmute" in request.POST:
+            campaign_id = request.POST["unmute"]
+            if campaign_id.isdigit() and len(campaign_id) <= 18:
+                notifications.campaign_unmute(user=request.user, campaign_id=int(campaign_id))
+                messages.success(request, _("You will get e-mails about that campaign again."))
+            return redirect("escenas:notifications")
         if form.is_valid():
             notifications.preference_set_mode(user=request.user, mode=form.cleaned_data["mode"])
             messages.success(request, _("Notification settings saved."))
             return redirect("escenas:notifications")
-    return render(request, "escenas/notifications.html", {"form": form, "pref": pref})
+    muted = pref.muted_campaigns.order_by("name")
+    return render(
+        request, "escenas/notifications.html", {"form": form, "pref": pref, "muted": muted}
+    )
+
+
+@csrf_exempt  # RFC 8058: mail clients POST the link with no session; the token is the proof
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    """A one-click unsubscribe link (``notifications.unsubscribe_token``): GET asks to
+    confirm, POST (the page's button, or the mail client's ``List-Unsubscribe-Post``) mutes
+    the link's campaign for its user. A bad token is a 404."""
+    if request.method == "POST":
+        leave = notifications.unsubscribe_apply(token)
+        return render(request, "escenas/unsubscribe.html", {"leave": leave, "done": True})
+    leave = notifications.unsubscribe_read(token)
+    return render(request, "escenas/unsubscribe.html", {"leave": leave, "done": False})
 
 
 @login_required

@@ -8,6 +8,7 @@ result backend and cache).
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 from partida.env import env_bool, env_int, env_list, env_str
@@ -35,6 +36,38 @@ HTTPS = env_bool("HTTPS", default=False)
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = HTTPS
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 3600 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# Checks silenced, each for its reason (``manage.py check --deploy --fail-level WARNING`` passes
+# with the compose file's environment, and with HTTPS=1; tests/partida/test_deploy_check.py):
+SILENCED_SYSTEM_CHECKS = []
+if not HTTPS:
+    # HTTPS=0 says the site is served over plain HTTP (the compose file serves
+    # http://127.0.0.1:8000 with no TLS proxy in front): HSTS (W004), the redirect to https
+    # (W008) and secure-only session and CSRF cookies (W012, W016) would lock the browser out
+    # of a site that has no https. HTTPS=1 turns all four on.
+    SILENCED_SYSTEM_CHECKS += ["security.W004", "security.W008", "security.W012", "security.W016"]
+if not SECURE_HSTS_PRELOAD:
+    # Preloading (W021) puts the domain on the browsers' built-in HTTPS-only list, which takes
+    # months to leave: an operator's decision for their own domain (SECURE_HSTS_PRELOAD=1).
+    SILENCED_SYSTEM_CHECKS += ["security.W021"]
+
+# Content Security Policy (Django's own middleware): the browser runs only the site's scripts
+# (static files, or an inline script carrying the response's nonce; no inline handler, no
+# eval), loads styles from static files only (no style attribute, no <style>), may not be
+# framed, and sends forms only here. Views that need more say so (partida.api: the API docs).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 INSTALLED_APPS = [
     "partida.admin_apps.PartidaAdminConfig",  # django.contrib.admin, the masters' site
@@ -51,6 +84,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from here, not a CDN
     "allauth",
     "allauth.account",
+    "nucleo",  # the e-mail outbox (nucleo.mail)
     "mundo",
     "personajes",
     "escenas",
@@ -59,6 +93,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "partida.middleware.LanguageMiddleware",
@@ -88,6 +123,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "django.template.context_processors.csp",  # csp_nonce (htmx_script uses it)
             ],
         },
     },
@@ -183,12 +219,25 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = BASE_DIR / "media"
 
 # Django 6.1 mailers (the EMAIL_BACKEND setting is deprecated); the environment variable of
-# that name still picks the back end: the console by default.
-MAILERS = {
-    "default": {
-        "BACKEND": env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"),
+# that name still picks the back end: the console by default (the embedded demo). The SMTP back
+# end reads EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS,
+# EMAIL_USE_SSL and EMAIL_TIMEOUT (s); the file back end EMAIL_FILE_PATH. Every e-mail goes
+# through the outbox (nucleo.mail).
+EMAIL_BACKEND_PATH = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+MAILER_OPTIONS: dict[str, object] = {}
+if EMAIL_BACKEND_PATH == "django.core.mail.backends.smtp.EmailBackend":
+    MAILER_OPTIONS = {
+        "host": env_str("EMAIL_HOST", "localhost"),
+        "port": env_int("EMAIL_PORT", 587),
+        "username": env_str("EMAIL_HOST_USER") or None,
+        "password": env_str("EMAIL_HOST_PASSWORD") or None,
+        "use_tls": env_bool("EMAIL_USE_TLS", default=True),
+        "use_ssl": env_bool("EMAIL_USE_SSL", default=False),
+        "timeout": env_int("EMAIL_TIMEOUT", 10),
     }
-}
+elif EMAIL_BACKEND_PATH == "django.core.mail.backends.filebased.EmailBackend":
+    MAILER_OPTIONS = {"file_path": env_str("EMAIL_FILE_PATH", str(BASE_DIR / "sent-mail"))}
+MAILERS = {"default": {"BACKEND": EMAIL_BACKEND_PATH, "OPTIONS": MAILER_OPTIONS}}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "partida@localhost")
 
 # Celery: Redis as broker and result backend when REDIS_URL is set; otherwise (the embedded
@@ -211,6 +260,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
     # Scenes: the daily e-mail digest (safe to run twice: escenas.notifications.digests_send).
     "send-daily-digests": {"task": "escenas.send_digests", "schedule": 24 * 3600.0},
+    # The e-mail outbox: retries of failed messages come due here (new ones are delivered
+    # right after the commit that writes them). Safe to run twice: nucleo.mail.outbox_claim.
+    "deliver-outbox": {"task": "nucleo.deliver_outbox", "schedule": 60.0},
 }
 # Scenes: absolute links in e-mails (the site's public address, no trailing slash).
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
@@ -326,19 +378,5 @@ CELERY_BEAT_SCHEDULE["worker-heartbeat"] = {
     "schedule": float(env_int("PARTIDA_HEARTBEAT_INTERVAL_S", 60)),
     "options": {"expires": 55.0},
 }
-# HSTS for the whole domain and the browsers' preload list: the site owner's choice (compose
-# turns both on; set them to 0 when another subdomain still serves plain HTTP).
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
-SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
 # Readiness (/salud/listo/): a worker or beat heartbeat older than this is "not ready" (s).
 READY_HEARTBEAT_MAX_AGE_S = env_int("READY_HEARTBEAT_MAX_AGE_S", 180)
-# SMTP (EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend, as compose sets it).
-if env_str("EMAIL_HOST"):
-    MAILERS["default"]["OPTIONS"] = {
-        "host": env_str("EMAIL_HOST"),
-        "port": env_int("EMAIL_PORT", 587),
-        "username": env_str("EMAIL_HOST_USER"),
-        "password": env_str("EMAIL_HOST_PASSWORD"),
-        "use_tls": env_bool("EMAIL_USE_TLS", default=True),
-        "timeout": env_int("EMAIL_TIMEOUT", 10),
-    }

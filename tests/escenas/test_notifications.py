@@ -1,4 +1,5 @@
-"""E-mail notifications: after commit, through the Celery task, per-user setting, once each."""
+"""E-mail notifications: in the outbox with the post, delivered after the commit, per-user
+setting, once each; the one-click unsubscribe link."""
 
 from __future__ import annotations
 
@@ -8,14 +9,16 @@ import pytest
 from django.utils import timezone
 
 from escenas import diary, notifications, scenes, services, tasks
-from escenas.models import NotificationPreference, PostNotification
+from escenas.models import NotificationPreference, PostNotification, Scene
 from mundo.models import Membership
+from nucleo.mail import outbox_deliver
+from nucleo.models import OutboxMessage
 from personajes.models import Character, DiaryEntry
 from tests.escenas.conftest import access_for
 from tests.escenas.factories import diary_entry, new_key
 from tests.factories import CharacterFactory, MembershipFactory
 
-QUERIES = 12
+QUERIES = 11
 
 
 def say(scene, user, body, **kwargs):
@@ -59,29 +62,42 @@ def test_a_rolled_back_post_sends_nothing(
     assert mailoutbox == []
 
 
-def test_running_the_task_twice_sends_once(story, master, player_a, mailoutbox):
+def test_the_post_and_its_mail_are_one_transaction_and_sent_once(
+    story, master, player_a, mailoutbox
+):
     post = say(story, master, "Una vez")
-    assert tasks.send_post_notifications.apply(args=[[post.pk]]).get() == 1
+    # Written with the post (no task needed), not yet delivered (no commit in a test).
+    (queued,) = OutboxMessage.objects.all()
+    assert (queued.recipient, queued.state, queued.attempts) == (player_a.email, "pending", 0)
+    assert mailoutbox == []
+    # The old task (messages queued by an older release) finds it queued already.
     assert tasks.send_post_notifications.apply(args=[[post.pk]]).get() == 0
+    assert outbox_deliver().sent == 1
+    assert outbox_deliver().sent == 0
     assert len(mailoutbox) == 1
     assert PostNotification.objects.count() == 1
+    queued.refresh_from_db()
+    assert (queued.state, queued.attempts, queued.claim) == ("sent", 1, "")
+    assert queued.sent_at is not None
 
 
 def test_settings_each_digest_none(story, master, player_a, mailoutbox):
     notifications.preference_set_mode(user=player_a, mode="none")
-    notifications.post_notifications_send(post_ids=[say(story, master, "uno").pk])
-    assert mailoutbox == []
+    say(story, master, "uno")
+    assert outbox_deliver().sent == 0
     notifications.preference_set_mode(user=player_a, mode="digest")  # from now on
-    notifications.post_notifications_send(post_ids=[say(story, master, "dos").pk])
+    say(story, master, "dos")
     say(story, master, "tres")
-    assert mailoutbox == []
+    assert outbox_deliver().sent == 0
     assert notifications.digests_send() == 1
+    assert outbox_deliver().sent == 1
     assert len(mailoutbox) == 1
     digest = mailoutbox[0].body
     assert "dos" in digest and "tres" in digest and "uno" not in digest
     assert notifications.digests_send() == 0  # nothing new since
     notifications.preference_set_mode(user=player_a, mode="each")
-    notifications.post_notifications_send(post_ids=[say(story, master, "cuatro").pk])
+    say(story, master, "cuatro")
+    assert outbox_deliver().sent == 1
     assert len(mailoutbox) == 2
 
 
@@ -96,6 +112,7 @@ def test_the_digest_shows_only_what_the_reader_may_see(
     say(offtopic, player_a, "Público para todos")
     say(offtopic, player_a, "Sólo para el máster", whisper=True)
     assert notifications.digests_send() == 1
+    outbox_deliver()
     body = mailoutbox[0].body
     assert "Público para todos" in body and "Sólo para el máster" not in body
 
@@ -103,7 +120,8 @@ def test_the_digest_shows_only_what_the_reader_may_see(
 def test_a_user_without_email_or_inactive_gets_nothing(story, master, player_a, mailoutbox):
     player_a.email = ""
     player_a.save()
-    notifications.post_notifications_send(post_ids=[say(story, master, "hola").pk])
+    say(story, master, "hola")
+    outbox_deliver()
     assert mailoutbox == []
 
 
@@ -145,17 +163,86 @@ def test_post_notifications_cost_the_same_for_one_post_or_many(
 ):
     one = _diary_posts(campaign, 1)
     many = _diary_posts(campaign, 10)
+    PostNotification.objects.all().delete()  # as if the posts had been made before the outbox
+    OutboxMessage.objects.all().delete()
     # The same queries whatever the number of posts (each to the post's player and the master):
     # posts with scene, campaign and diary character (1); their whisper recipients (1), scene
     # participants (1) and rolls (1); the campaigns' members with their users (1) and
-    # characters (1); the recipients' settings (1); then, in one transaction (savepoint and
-    # release, 2), lock the posts (1), read what was already sent (1) and insert the rest (1).
+    # characters (1); the recipients' settings (1) and mutes (1); then what was already
+    # queued (1), the notification rows (1) and the outbox rows (1) (the test's transaction).
     with django_assert_num_queries(QUERIES):
-        assert notifications.post_notifications_send(post_ids=[p.pk for p in one]) == 2
+        assert notifications.post_notifications_queue(post_ids=[p.pk for p in one]) == 2
     with django_assert_num_queries(QUERIES):
-        assert notifications.post_notifications_send(post_ids=[p.pk for p in many]) == 20
+        assert notifications.post_notifications_queue(post_ids=[p.pk for p in many]) == 20
+    assert PostNotification.objects.count() == OutboxMessage.objects.count() == 22
+    # Queued once: a second run queues nothing.
+    assert notifications.post_notifications_queue(post_ids=[p.pk for p in one + many]) == 0
+    assert outbox_deliver().sent == 22
     assert len(mailoutbox) == 22
-    assert PostNotification.objects.count() == 22
-    # Sent once: a second run sends nothing.
-    assert notifications.post_notifications_send(post_ids=[p.pk for p in one + many]) == 0
-    assert len(mailoutbox) == 22
+
+
+def test_every_post_mail_has_a_one_click_unsubscribe(story, master, player_a, mailoutbox, client):
+    say(story, master, "Primero")
+    outbox_deliver()
+    (message,) = mailoutbox
+    link = message.extra_headers["List-Unsubscribe"].strip("<>")
+    assert message.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert link.startswith("http://127.0.0.1:8000/avisos/baja/")
+    assert link in message.body and link in message.alternatives[0].content
+    assert f"No recibir más correos de esta campaña: {link}" in message.body
+    path = link.removeprefix("http://127.0.0.1:8000")
+    # The page asks first (a GET, e.g. a link scanner, changes nothing)...
+    page = client.get(path)
+    assert page.status_code == 200
+    assert "¿Dejar de recibir los correos de «La Campaña»?" in page.content.decode()
+    assert not NotificationPreference.objects.filter(user=player_a).exists()
+    # ...the mail client's one-click POST needs no session nor CSRF token.
+    client.handler.enforce_csrf_checks = True
+    done = client.post(path, {"List-Unsubscribe": "One-Click"})
+    assert "no recibirás más correos de «La Campaña»" in done.content.decode()
+    assert list(player_a.scene_preference.muted_campaigns.all()) == [story.campaign]
+    # Muted: nothing more about that campaign, and the settings page can undo it.
+    say(story, master, "Segundo")
+    assert OutboxMessage.objects.filter(state="pending").count() == 0
+    client.force_login(player_a)
+    assert "La Campaña" in client.get("/cuenta/avisos/").content.decode()
+    client.handler.enforce_csrf_checks = False
+    client.post("/cuenta/avisos/", {"unmute": str(story.campaign.pk)})
+    assert not player_a.scene_preference.muted_campaigns.exists()
+    say(story, master, "Tercero")
+    assert outbox_deliver().sent == 1
+
+
+def test_a_forged_or_damaged_unsubscribe_link_is_a_404(story, player_a, client):
+    token = notifications.unsubscribe_token(user_id=player_a.pk, campaign_id=story.campaign_id)
+    other = notifications.unsubscribe_token(user_id=10**9, campaign_id=story.campaign_id)
+    assert client.post(f"/avisos/baja/{token[:-2]}xx/").status_code == 404
+    assert client.post(f"/avisos/baja/{other}/").status_code == 404
+    assert client.get("/avisos/baja/nada/").status_code == 404
+    assert not NotificationPreference.objects.filter(user=player_a).exists()
+
+
+def test_the_digest_link_switches_every_mail_off(campaign, master, player_a, mailoutbox, client):
+    offtopic = scenes.offtopic_scene_for(campaign)
+    notifications.preference_set_mode(user=player_a, mode="digest")
+    NotificationPreference.objects.filter(user=player_a).update(
+        digest_sent_until=timezone.now() - datetime.timedelta(minutes=1)
+    )
+    say(offtopic, master, "Para el resumen")
+    assert notifications.digests_send() == 1
+    outbox_deliver()
+    (digest,) = mailoutbox
+    link = digest.extra_headers["List-Unsubscribe"].strip("<>")
+    assert link in digest.body
+    assert client.post(link.removeprefix("http://127.0.0.1:8000")).status_code == 200
+    assert NotificationPreference.objects.get(user=player_a).mode == "none"
+
+
+def test_a_line_break_in_a_scene_title_cannot_add_a_header(story, master, player_a, mailoutbox):
+    Scene.objects.filter(pk=story.pk).update(title="La\u2028gasolinera\r\nBcc: x@example.com")
+    story.refresh_from_db()
+    say(story, master, "Uno")
+    assert outbox_deliver().sent == 1
+    (message,) = mailoutbox
+    assert "La gasolinera Bcc: x@example.com" in message.subject
+    assert message.message()["Bcc"] is None

@@ -215,6 +215,9 @@ def test_demo_scenes_have_the_play_loop(mailoutbox):
     assert Post.objects.filter(scene__kind="offtopic", campaign=campaign).count() == 2
     assert "La gasolinera de la N-420" in output
     assert mailoutbox == []  # the demo's history is not e-mailed
+    from nucleo.models import OutboxMessage
+
+    assert not OutboxMessage.objects.exists()  # nor left in the outbox
     # Anonymous visitors read the public scene, without the whisper or the note.
     html = Client().get(story.get_absolute_url()).content.decode()
     assert "Lucía mete la palanca" in html
@@ -300,3 +303,18 @@ def test_the_demo_shows_the_arrival_and_the_masters_pending_sheet():
         character=elena, master=get_user_model().objects.get(username="master"), approve=True
     )
     assert story.participants.filter(pk=elena.pk).exists()
+
+
+@pytest.mark.django_db
+def test_the_demo_makes_no_superuser_and_its_master_uses_the_scoped_admin():
+    # Issue 12: an older demo made `master` a superuser (password in the README); a reload
+    # takes the flags away.
+    get_user_model().objects.create_user("master", password="x", is_staff=True, is_superuser=True)
+    load_demo()
+    assert not get_user_model().objects.filter(is_superuser=True).exists()
+    assert not get_user_model().objects.filter(is_staff=True).exists()
+    client = Client()
+    assert client.login(username="master", password="partida-master")
+    assert client.get("/admin/").status_code == 200  # as the campaign's master
+    assert 'href="/admin/"' in client.get("/partidas/valle-gris/").content.decode()
+    assert client.get("/admin/auth/user/").status_code in (302, 403, 404)

@@ -25,12 +25,14 @@ from personajes.sheets import character_create, sheet_review, sheet_save
 from personajes.traits import campaign_traits
 
 DEMO_CAMPAIGN = "valle-gris"
-# (username, password, role, is_staff)
+# (username, password, role). Ordinary users, none staff nor superuser: the demo master uses
+# the admin as any campaign's master may, scoped to the campaigns they master
+# (partida.admin_site); the demo makes no account that can do more than play and master.
 DEMO_USERS = [
-    ("master", "partida-master", Membership.Role.MASTER, True),
-    ("ana", "partida-ana", Membership.Role.PLAYER, False),
-    ("bruno", "partida-bruno", Membership.Role.PLAYER, False),
-    ("carla", "partida-carla", Membership.Role.PLAYER, False),
+    ("master", "partida-master", Membership.Role.MASTER),
+    ("ana", "partida-ana", Membership.Role.PLAYER),
+    ("bruno", "partida-bruno", Membership.Role.PLAYER),
+    ("carla", "partida-carla", Membership.Role.PLAYER),
 ]
 # The rulebook's campaign starts one week after the apocalypse, and today is that day 7: the
 # demo is created on day 4 and demo_mundo plays days 4, 5 and 6, so that a newcomer finds
@@ -143,18 +145,18 @@ def load_users() -> dict[str, AbstractBaseUser]:
     """The demo users of DEMO_USERS by username, made or brought back to their demo state.
 
     A missing user is created; an existing one gets its demo password back only when it no
-    longer matches (so a second run does not rehash it), and its staff and superuser flags.
+    longer matches (so a second run does not rehash it), and loses any staff or superuser
+    flag (an older demo made the master a superuser).
     """
     user_model = get_user_model()
     users = {}
-    for username, password, _role, is_staff in DEMO_USERS:
+    for username, password, _role in DEMO_USERS:
         user, created = user_model.objects.get_or_create(
             username=username, defaults={"email": f"{username}@partida.invalid"}
         )
         if created or not user.check_password(password):
             user.set_password(password)
-        user.is_staff = is_staff
-        user.is_superuser = is_staff  # the demo master runs the world from the admin
+        user.is_staff = user.is_superuser = False
         user.save()
         # The demo's addresses are taken as verified: sign-in by password works at once.
         EmailAddress.objects.update_or_create(
@@ -191,7 +193,7 @@ def load_campaign(users: dict[str, AbstractBaseUser]) -> Campaign:
             "current_day": DEMO_DAY - demo_mundo.DAYS_PLAYED,
         },
     )
-    for username, _password, role, _staff in DEMO_USERS:
+    for username, _password, role in DEMO_USERS:
         Membership.objects.update_or_create(
             campaign=campaign, user=users[username], defaults={"role": role}
         )
@@ -251,7 +253,7 @@ class Command(BaseCommand):
                 f"supervivientes, {p_cell} % por casilla"
             )
         self.stdout.write("Usuarios (usuario / contraseña):")
-        for username, password, role, _staff in DEMO_USERS:
+        for username, password, role in DEMO_USERS:
             self.stdout.write(f"  {username} / {password}  ({Membership.Role(role).label})")
         self.stdout.write("Personajes:")
         for character in characters:
