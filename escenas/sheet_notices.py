@@ -43,13 +43,25 @@ def _absolute(path: str) -> str:
     return base.rstrip("/") + path
 
 
+def sheet_topic(character_id: int) -> str:
+    """The outbox topic of the e-mails about a character's sheet (``nucleo.mail``)."""
+    return f"sheet:{character_id}"
+
+
 def _mail(user: Any, subject: str, template: str, context: dict[str, Any]) -> None:
     """Write one plain-text e-mail to ``user`` in the outbox, in the caller's transaction (sent
     after the commit, retried on failure: ``nucleo.mail``), in the site's language."""
     with translation.override(settings.LANGUAGE_CODE):
         body = render_to_string(template, context)
     outbox_enqueue(
-        [OutboxMessage(recipient=user.email, subject=header_text(subject), body_text=body)]
+        [
+            OutboxMessage(
+                recipient=user.email,
+                subject=header_text(subject),
+                body_text=body,
+                topic=sheet_topic(context["character"].pk),
+            )
+        ]
     )
 
 

@@ -22,7 +22,9 @@ from django.db import transaction
 from escenas import notifications, scenes, services
 from escenas.access import access_scene
 from escenas.models import RollRequest, Scene
+from escenas.sheet_notices import sheet_topic
 from mundo.models import Campaign, Membership
+from nucleo.mail import outbox_withdraw
 from partida import demo_combat
 from personajes.models import Character, Trait
 
@@ -241,5 +243,8 @@ def _story_roll_request(campaign: Campaign, story: Scene, *, master: Any, tomas:
 
 
 def _mark_notified(campaign: Campaign) -> None:
-    """Record every post of the demo as already e-mailed to whoever would be told about it."""
+    """Record every post of the demo as already e-mailed to whoever would be told about it, and
+    withdraw the sheet notices its history queued: the demo's past is not e-mailed."""
     notifications.notifications_mark_sent(post_ids=campaign.posts.values_list("pk", flat=True))
+    ids = campaign.characters.values_list("pk", flat=True)
+    outbox_withdraw([sheet_topic(pk) for pk in ids])
