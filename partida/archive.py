@@ -115,6 +115,16 @@ def _rows(model: type[models.Model], campaign: Campaign, inside: set[type[models
     return model._default_manager.filter(**{path: campaign}).order_by("pk")
 
 
+class _LosslessEncoder(DjangoJSONEncoder):
+    """DjangoJSONEncoder, except that times keep their microseconds (it cuts them to
+    milliseconds, which a round trip would lose)."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, datetime.datetime | datetime.time):
+            return o.isoformat()
+        return super().default(o)
+
+
 def _serialize(obj: models.Model) -> dict[str, Any]:
     row: dict[str, Any] = {"pk": obj.pk}
     for f in obj._meta.concrete_fields:
@@ -179,7 +189,7 @@ def campaign_export(campaign: Campaign, out: io.BufferedIOBase | io.BytesIO) -> 
         "models": data,
     }
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("campaign.json", json.dumps(document, cls=DjangoJSONEncoder, indent=1))
+        archive.writestr("campaign.json", json.dumps(document, cls=_LosslessEncoder, indent=1))
         for name in sorted(set(result.files)):
             if default_storage.exists(name):
                 with default_storage.open(name, "rb") as source:

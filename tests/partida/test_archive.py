@@ -156,3 +156,16 @@ def test_the_commands_write_and_read_the_archive(demo, tmp_path):
     (tmp_path / "roto.zip").write_bytes(b"no soy un zip")
     with pytest.raises(CommandError, match="No es un archivo de partida"):
         call_command("importar_partida", str(tmp_path / "roto.zip"), stdout=StringIO())
+
+
+def test_times_keep_their_microseconds(demo):
+    # A time at 0.000400 s past the second: JSON with milliseconds would lose the 400 µs.
+    from escenas.models import Post
+
+    post = Post.objects.filter(campaign=demo).order_by("pk").first()
+    exact = post.created_at.replace(microsecond=400)
+    Post.objects.filter(pk=post.pk).update(created_at=exact)
+    data, _before = exported(demo)
+    result = archive.campaign_import(io.BytesIO(data), slug="valle-gris-copia")
+    copy = Post.objects.get(pk=result.pk_map["escenas.post"][post.pk])
+    assert copy.created_at == exact
