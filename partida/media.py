@@ -12,10 +12,17 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.views.static import serve
 
+PRIVATE_PREFIXES = ("portraits/",)
+"""Media served only through an access-checked view, never by path."""
+
 
 def media_file(request: HttpRequest, path: str) -> HttpResponseBase:
     """The file ``MEDIA_ROOT/path`` (404 when missing or outside ``MEDIA_ROOT``), cached by the
     browser for an hour (``Cache-Control: private, max-age=3600``)."""
+    if path.startswith(PRIVATE_PREFIXES):
+        # Portraits go through personajes.views.character_portrait, which checks who may see
+        # the character: their files are not served by path.
+        raise Http404(path)
     try:
         response = serve(request, path, document_root=settings.MEDIA_ROOT)
     except SuspiciousFileOperation:  # "../": outside MEDIA_ROOT is simply not found

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import (
@@ -226,7 +227,11 @@ class CharacterSummarySerializer(serializers.ModelSerializer):
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_portrait(self, character: Character) -> str | None:
-        return character.portrait.url if character.portrait else None
+        if not character.portrait:
+            return None
+        url = reverse("personajes:portrait", kwargs={"pk": character.pk})
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request is not None else url
 
 
 class CharacterPublicSerializer(CharacterSummarySerializer):

@@ -78,6 +78,9 @@ class Character(models.Model):
     name = models.CharField(_("name"), max_length=80)
     concept = models.TextField(_("concept and background"), blank=True)
     portrait = models.ImageField(_("portrait"), upload_to="portraits/%Y/%m/", blank=True)
+    portrait_thumb = models.ImageField(
+        _("portrait thumbnail"), upload_to="portraits/%Y/%m/", blank=True
+    )
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
     )

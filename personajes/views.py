@@ -19,6 +19,7 @@ and put a ``ServiceError``'s messages back on the form next to the field they ar
 
 from __future__ import annotations
 
+import mimetypes
 import re
 from typing import Any
 from urllib.parse import urlencode
@@ -27,11 +28,16 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import (
+    require_GET,
+    require_http_methods,
+    require_POST,
+    require_safe,
+)
 from django.views.decorators.vary import vary_on_headers
 
 from mundo.access import access_campaign
@@ -176,6 +182,26 @@ def character_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """A character's sheet; its private parts for the owner and the master."""
     access = access_character(request.user, pk)
     return render(request, "personajes/character_detail.html", _detail_context(access))
+
+
+@require_GET
+def character_portrait(request: HttpRequest, pk: int, thumb: bool = False) -> HttpResponse:
+    """The character's portrait (``thumb``: its square thumbnail), for whoever may see the
+    character (``access_character``: a private campaign's portraits are a 404 to outsiders,
+    like the sheet). Cached by the browser only (``private``), for an hour."""
+    character = access_character(request.user, pk).character
+    field = character.portrait_thumb if thumb and character.portrait_thumb else character.portrait
+    if not field:
+        raise Http404("No portrait")
+    try:
+        handle = field.open("rb")
+    except FileNotFoundError:
+        raise Http404("No portrait") from None
+    content_type = mimetypes.guess_type(field.name)[0] or "application/octet-stream"
+    response = FileResponse(handle, content_type=content_type)
+    response["Cache-Control"] = "private, max-age=3600"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 def _detail_context(

@@ -289,7 +289,8 @@ def test_a_portrait_is_saved_and_shown(campaign, player_a, settings, tmp_path):
     character = Character.objects.get()
     assert character.portrait.name.startswith("portraits/")
     html = client.get(character.get_absolute_url()).content.decode()
-    assert f'<img class="portrait" src="{character.portrait.url}" alt="Retrato de Ana">' in html
+    url = f"/personajes/{character.pk}/retrato/"
+    assert f'<img class="portrait" src="{url}" alt="Retrato de Ana">' in html
 
 
 def test_the_player_cannot_edit_an_approved_sheet(approved, player_a):

@@ -98,6 +98,18 @@ PAGES: dict[str, Page] = {
         {"master": 403, "player_a": 403, "player_b": 403, "outsider": 404, "anonymous": 302},
         data=NEW_SHEET,
     ),
+    # The matrix's characters have no portrait: 404 to everyone (a portrait shown only to who
+    # may see the character is tests/security/test_portraits.py).
+    "portrait, none uploaded": Page(
+        "get",
+        "/personajes/{approved}/retrato/",
+        {"master": 404, "player_a": 404, "player_b": 404, "outsider": 404, "anonymous": 404},
+    ),
+    "portrait thumbnail of a draft, none uploaded": Page(
+        "get",
+        "/personajes/{draft}/retrato/mini/",
+        {"master": 404, "player_a": 404, "player_b": 404, "outsider": 404, "anonymous": 404},
+    ),
     "sheet of a draft": Page(
         "get",
         "/personajes/{draft}/",
