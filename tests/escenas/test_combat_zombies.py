@@ -256,7 +256,9 @@ def test_every_stored_combat_roll_is_reproduced_by_its_key(fight, master, char_a
     combat.combatants_add(combat=fight, master=master, zombies=2)
     turn = combat_resolve.turn_resolve(combat=fight, master=master)
     rolls = list(Roll.objects.filter(pk__in=turn.rolls))
-    assert len(rolls) >= 6  # the escape, three bites, two grabs (unless she died first)
+    # Real dice, so how many depends on them: at least her escape from one zombie and the bites
+    # of the two others holding her (a fight of 3 holding + 2 free zombies makes 3 to 8 rolls).
+    assert len(rolls) == len(turn.rolls) >= 3
     entropy = fight.campaign.entropy_int
     for roll in rolls:
         assert roll.generator_key[1] == RollPurpose.COMBAT
