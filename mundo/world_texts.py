@@ -124,6 +124,27 @@ def _restore(r: Mapping[str, Any], roll: WorldRoll) -> str:
     return _("Water restored (%(where)s).") % {"where": where}
 
 
+def _tally(r: Mapping[str, Any], roll: WorldRoll) -> str:
+    where = roll.settlement.name if roll.settlement_id and roll.settlement else "—"
+    words = {
+        "where": where,
+        "destroyed": f"{int(r['destroyed']):+d}",
+        "rescued": f"{int(r['rescued']):+d}",
+    }
+    if "undoes" in r:
+        return (
+            _(
+                "Tally of %(where)s undone: %(destroyed)s zombies destroyed, "
+                "%(rescued)s survivors rescued."
+            )
+            % words
+        )
+    return (
+        _("Tally of %(where)s: %(destroyed)s zombies destroyed, %(rescued)s survivors rescued.")
+        % words
+    )
+
+
 _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "shop": _shop,
     "search": _search,
@@ -142,6 +163,8 @@ def world_roll_text(roll: WorldRoll) -> str:
     try:
         if roll.kind == "restore":
             return _restore(result, roll)
+        if roll.kind == "tally":
+            return _tally(result, roll)
         words = _TEXTS.get(roll.kind)
         return words(result) if words else roll.description
     except (KeyError, TypeError, ValueError):

@@ -17,7 +17,7 @@ from django.db import transaction
 from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
 from nucleo.errors import ServiceError
-from partida import demo_escenas, demo_mundo
+from partida import demo_escenas, demo_mundo, demo_places
 from personajes.inventory import inventory_add
 from personajes.models import Character, ItemType
 from personajes.selectors import sheet_rows
@@ -236,6 +236,7 @@ class Command(BaseCommand):
         # The world (places, shelters, stashes) and the three days already played: after the
         # characters, so that they are housed and their diaries have rows.
         demo_mundo.load(campaign, self.stdout)
+        demo_places.load(campaign, self.stdout)  # a move with a route check, stock moved
         self._write_summary(campaign, characters)
         # The scenes after everything else: their posts are written by the approved characters.
         demo_escenas.load(campaign, self.stdout)
