@@ -12,6 +12,8 @@ from partida import accounts, media, profile, views, world_controls, world_views
 urlpatterns = [
     path("salud/", views.health, name="health"),
     path("salud/listo/", views.readiness, name="readiness"),
+    path("manifest.webmanifest", views.web_manifest, name="web_manifest"),
+    path("favicon.ico", views.favicon, name="favicon"),
     # admin.site is partida.admin_site.PartidaAdminSite (partida.admin_apps): masters sign in.
     path("admin/", admin.site.urls),
     # The daily tick and the master's day pages (partida composes mundo and personajes).

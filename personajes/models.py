@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign
 from nucleo import bounds
+from personajes.death_causes import death_cause_label
 from personajes.movement_models import Movement as Movement
 from personajes.place_models import CharacterMove as CharacterMove
 
@@ -164,6 +165,11 @@ class Character(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("personajes:character", kwargs={"pk": self.pk})
+
+    @property
+    def death_cause_label(self) -> str:
+        """The cause of death in the reader's language (``personajes.death_causes``)."""
+        return death_cause_label(self.death_cause)
 
     @property
     def is_alive(self) -> bool:
@@ -541,6 +547,11 @@ class DiaryEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.character} · {self.day}"
+
+    @property
+    def death_cause_label(self) -> str:
+        """The cause of death in the reader's language (``personajes.death_causes``)."""
+        return death_cause_label(self.death_cause)
 
     @property
     def status_label(self) -> str:
