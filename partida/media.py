@@ -12,8 +12,9 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.views.static import serve
 
-PRIVATE_PREFIXES = ("portraits/",)
-"""Media served only through an access-checked view, never by path."""
+PRIVATE_PREFIXES = ("portraits/", "exports/")
+"""Media served only through an access-checked view, never by path (portraits: the character's
+view; campaign exports: ``partida.export_views.download``)."""
 
 
 def media_file(request: HttpRequest, path: str) -> HttpResponseBase:

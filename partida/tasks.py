@@ -19,6 +19,7 @@ from reglas import ENGINE_VERSION
 __all__ = [
     "advance_campaign_day",
     "advance_due_campaigns",
+    "build_campaign_export",
     "create_diary_posts",
     "heartbeat",
     "worker_health",
@@ -85,3 +86,14 @@ def advance_campaign_day(
         campaign_id, expected_day=expected_day, trigger=trigger, scheduled_slot=slot
     )
     return dataclasses.asdict(result)
+
+
+@shared_task(name="partida.build_campaign_export", ignore_result=True)
+def build_campaign_export(export_id: int) -> str | None:
+    """Build the campaign archive a master asked for (``partida.exports.export_build``).
+    Delivered twice, it builds once. Returns the export's status, or None when there was
+    nothing to build."""
+    from partida.exports import export_build
+
+    export = export_build(export_id)
+    return None if export is None else export.status
