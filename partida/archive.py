@@ -69,7 +69,7 @@ def campaign_models() -> list[type[models.Model]]:
         for m in apps.get_app_config(app).get_models()
         if _label(m) not in EXCLUDED and m is not user
     }
-    inside = {Campaign}
+    inside: set[type[models.Model]] = {Campaign}
     changed = True
     while changed:  # a model belongs when one of its foreign keys reaches a member
         changed = False
@@ -115,7 +115,7 @@ def _path_to_campaign(model: type[models.Model], inside: set[type[models.Model]]
     raise RuntimeError(f"{_label(model)} has no required path to its campaign")
 
 
-def _rows(model: type[models.Model], campaign: Campaign, inside: set[type[models.Model]]):  # type: ignore[no-untyped-def]
+def _rows(model: type[models.Model], campaign: Campaign, inside: set[type[models.Model]]):
     if model is Campaign:
         return Campaign.objects.filter(pk=campaign.pk)
     path = _path_to_campaign(model, inside)
@@ -377,10 +377,12 @@ def _rows_create(
     if automatic and created:  # bulk_create stamped "now": put the archived times back
         for obj, row in zip(created, rows, strict=True):
             for name in automatic:
-                setattr(obj, name, model._meta.get_field(name).to_python(row[name]))
+                stamp = model._meta.get_field(name)
+                assert isinstance(stamp, models.Field)  # auto_now fields are concrete
+                setattr(obj, name, stamp.to_python(row[name]))
         model._default_manager.bulk_update(created, automatic)
     for m2m in model._meta.many_to_many:
-        through = m2m.remote_field.through
+        through: type[models.Model] = m2m.remote_field.through  # type: ignore[assignment]
         target = _label(m2m.related_model)
         source_name = m2m.m2m_field_name()
         target_name = m2m.m2m_reverse_field_name()

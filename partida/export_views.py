@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -35,13 +35,15 @@ def export_page(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def export_create(request: HttpRequest, slug: str) -> HttpResponse:
     """POST (CSRF): ask for a new export; back to the page, which shows its progress."""
-    campaign = access_campaign(request.user, slug=slug, master=True)[0]
-    exports.export_request(campaign=campaign, user=request.user)
+    user = request.user
+    assert user.is_authenticated  # login_required
+    campaign = access_campaign(user, slug=slug, master=True)[0]
+    exports.export_request(campaign=campaign, user=user)
     return redirect("campaign_export", slug=campaign.slug)
 
 
 @login_required
-def export_download(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def export_download(request: HttpRequest, slug: str, pk: int) -> HttpResponseBase:
     """The archive (zip) of a ready export, as an attachment, to the campaign's masters (404
     for anyone else). A gone export sends the master back to the page with a message."""
     campaign = access_campaign(request.user, slug=slug, master=True)[0]

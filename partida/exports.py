@@ -1,6 +1,6 @@
 """Campaign exports from the campaign's export page: ask for one, build it, clean old ones.
 
-A master asks (``export_request``); the ``partida.build_campaign_export`` task builds the zip
+A master asks (``export_request``); the Celery task ``build_campaign_export`` builds the zip
 (``export_build``: in-process when Celery runs eagerly, the embedded default; on a worker in
 the deployed topology) into the default storage under ``exports/``, recording its progress,
 0–100 %, on the row as it goes, so the page can poll it. Only the newest ready export of a
@@ -16,7 +16,8 @@ import datetime
 import secrets
 import tempfile
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from celery import shared_task
+from django.contrib.auth.models import User
 from django.core.files import File
 from django.db import transaction
 from django.db.models import Q
@@ -36,12 +37,10 @@ STALE = datetime.timedelta(hours=1)
 """A request still waiting or building after this long is taken as lost (a worker died)."""
 
 
-def export_request(*, campaign: Campaign, user: AbstractBaseUser) -> CampaignExport:
+def export_request(*, campaign: Campaign, user: User) -> CampaignExport:
     """Ask for a new export of ``campaign`` by ``user`` (a master: the view checks it) and queue
     its build after the commit. Returns the new row (``pending``), or the one already waiting
     or building when there is one (a double click asks once). Raises nothing."""
-    from partida import tasks  # the tasks import the tick: loaded on use
-
     exports_clean(campaign)
     with campaign_lock(campaign.pk):  # two requests at once: one export
         running = CampaignExport.objects.filter(
@@ -52,8 +51,17 @@ def export_request(*, campaign: Campaign, user: AbstractBaseUser) -> CampaignExp
         if running is not None:
             return running
         export = CampaignExport.objects.create(campaign=campaign, requested_by=user)
-        transaction.on_commit(lambda: tasks.build_campaign_export.delay(export.pk))
+        transaction.on_commit(lambda: build_campaign_export.delay(export.pk))
     return export
+
+
+@shared_task(name="partida.build_campaign_export", ignore_result=True)
+def build_campaign_export(export_id: int) -> str | None:
+    """The task that builds the archive a master asked for (``export_build``). Delivered
+    twice, it builds once. Returns the export's status, or None when there was nothing to
+    build."""
+    export = export_build(export_id)
+    return None if export is None else export.status
 
 
 def export_build(export_id: int) -> CampaignExport | None:
@@ -73,7 +81,7 @@ def export_build(export_id: int) -> CampaignExport | None:
 
     try:
         with tempfile.TemporaryFile() as out:
-            campaign_export(export.campaign, out, progress=progress)  # type: ignore[arg-type]
+            campaign_export(export.campaign, out, progress=progress)
             out.seek(0)
             stamp = timezone.now().strftime("%Y%m%d-%H%M")
             name = f"{export.campaign.slug}-{stamp}-{secrets.token_hex(8)}.zip"

@@ -25,7 +25,7 @@ def media_file(request: HttpRequest, path: str) -> HttpResponseBase:
         # the character: their files are not served by path.
         raise Http404(path)
     try:
-        response = serve(request, path, document_root=settings.MEDIA_ROOT)
+        response = serve(request, path, document_root=str(settings.MEDIA_ROOT))
     except SuspiciousFileOperation:  # "../": outside MEDIA_ROOT is simply not found
         raise Http404(path) from None
     response["Cache-Control"] = "private, max-age=3600"

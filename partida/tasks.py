@@ -1,5 +1,5 @@
-"""Project-level Celery tasks (the tick's diary-posts task lives with the tick, imported here so
-workers register it)."""
+"""Project-level Celery tasks (the tick's diary-posts task lives with the tick and the campaign
+export's build with the exports, imported here so workers register them)."""
 
 import dataclasses
 import datetime
@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from mundo.models import DayTick
 from mundo.selectors import campaigns_due
+from partida.exports import build_campaign_export
 from partida.heartbeats import heartbeat_record
 from partida.tick import advance_day
 from partida.tick.posts import create_diary_posts
@@ -86,14 +87,3 @@ def advance_campaign_day(
         campaign_id, expected_day=expected_day, trigger=trigger, scheduled_slot=slot
     )
     return dataclasses.asdict(result)
-
-
-@shared_task(name="partida.build_campaign_export", ignore_result=True)
-def build_campaign_export(export_id: int) -> str | None:
-    """Build the campaign archive a master asked for (``partida.exports.export_build``).
-    Delivered twice, it builds once. Returns the export's status, or None when there was
-    nothing to build."""
-    from partida.exports import export_build
-
-    export = export_build(export_id)
-    return None if export is None else export.status
