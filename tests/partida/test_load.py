@@ -28,7 +28,7 @@ def test_the_locustfile_imports_and_defines_the_player():
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
-    assert out == "Player {'read_scene': 2, 'post_with_roll': 1} 5"
+    assert out == "Player {'read_scene': 2, 'post_with_roll': 1} 3"
 
 
 def post(player: dict, scene: int, key: str) -> dict:
