@@ -4,8 +4,8 @@ Each simulated player takes one player of ``LOAD_CAST`` (the JSON ``tests/load/f
 printed: the scene and a token and character per player) and, until the run's time is up,
 reads the scene's posts (``GET /api/v1/scenes/<id>/posts/``, weight 2) and writes a post with
 an action roll (``POST`` there, weight 1) under a fresh idempotency key. A player's first post,
-and every ``RETRY_EVERY``-th after it, is sent a second time with the same key: the answer must be 200 with the same
-post id (a retry rolls nothing again); anything else is a failure.
+and every ``RETRY_EVERY``-th after it, is sent a second time with the same key: the answer
+must be 200 with the same post id (a retry rolls nothing again); anything else is a failure.
 
 Every acknowledged post (201, or the 200 of its retry) is recorded with its key, post id and
 roll ids; when the run stops they are written to ``LOAD_ACKS`` (JSON) for ``tests/load/check.py``.
