@@ -7,7 +7,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from partida import accounts, media, profile, views, world_controls, world_views
+from partida import accounts, export_views, media, profile, views, world_controls, world_views
 
 urlpatterns = [
     path("salud/", views.health, name="health"),
@@ -41,6 +41,17 @@ urlpatterns = [
         "partidas/<slug:slug>/mundo/historial/<slug:what>/",
         world_controls.world_history,
         name="world_history",
+    ),
+    path("partidas/<slug:slug>/exportar/", export_views.export_page, name="campaign_export"),
+    path(
+        "partidas/<slug:slug>/exportar/nueva/",
+        export_views.export_create,
+        name="campaign_export_create",
+    ),
+    path(
+        "partidas/<slug:slug>/exportar/<int:pk>/descargar/",
+        export_views.export_download,
+        name="campaign_export_download",
     ),
     # Accounts: django-allauth under /cuentas/ (partida.accounts). The names the project uses
     # (login, logout, signup, password_reset) are the same pages as allauth's account_* ones.

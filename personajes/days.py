@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 
 from mundo.access import is_master
@@ -103,7 +103,7 @@ def _check_inputs(campaign: Campaign, *, day: object, sleep_h: object, sleep_rea
 def day_record_save(
     *,
     character: Character,
-    user: AbstractBaseUser | None,
+    user: User | None,
     day: int,
     sleep_h: float | None = None,
     could_not_urinate: bool = False,
@@ -182,7 +182,7 @@ def shelter_stash_set(
     shelter: Location,
     item_type: ItemType,
     quantity: Decimal | float | int,
-    user: AbstractBaseUser | None,
+    user: User | None,
 ) -> ShelterStash:
     """Set how many units of an item a shelter's shared stash holds (≥ 0; kcal and L follow
     from the item type). Raises ServiceError for a negative or non-finite quantity, a place that
