@@ -85,6 +85,7 @@ class TurnSerializer(serializers.ModelSerializer):
         ),
     )
     rolls = serializers.ListField(
+        source="roll_ids",
         child=serializers.IntegerField(),
         read_only=True,
         help_text=gettext_lazy("Ids of the turn's rolls (GET /api/v1/rolls/{id}/)."),
@@ -180,7 +181,7 @@ class CombatSerializer(serializers.ModelSerializer):
 def _combats(scene_id: int) -> Any:
     return (
         Combat.objects.filter(scene_id=scene_id)
-        .prefetch_related("combatants", "declarations", "turns")
+        .prefetch_related("combatants", "declarations", "turns__turn_rolls")
         .order_by("id")
     )
 

@@ -175,14 +175,14 @@ class Declaration(models.Model):
 class CombatTurn(models.Model):
     """A resolved turn: written once per (combat, number) — the database refuses a second one.
     ``log`` is the engine's record of the turn (every roll as a dict, who died, who was bitten,
-    zombies killed); ``rolls`` the ids of the ledger rows, in the order of ``log``; ``post`` the
-    narrated summary in the scene. Source: RULES.md R20, R21."""
+    zombies killed); its ledger rows are ``turn_rolls`` (``CombatTurnRoll``, in the order of
+    ``log``; ``roll_ids`` lists them); ``post`` the narrated summary in the scene.
+    Source: RULES.md R20, R21."""
 
     combat = models.ForeignKey(Combat, on_delete=models.CASCADE, related_name="turns")
     number = models.PositiveSmallIntegerField(_("turn"))
     day = models.PositiveIntegerField(_("in-game day"))
     log = models.JSONField(_("record"), default=dict)
-    rolls = models.JSONField(_("rolls"), default=list)
     post = models.ForeignKey(
         "escenas.Post", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -201,6 +201,36 @@ class CombatTurn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.combat} · {self.number}"
+
+    @property
+    def roll_ids(self) -> list[int]:
+        """The ids of the turn's rolls in draw order (prefetch ``turn_rolls`` to save a query)."""
+        return [link.roll_id for link in self.turn_rolls.all()]
+
+
+class CombatTurnRoll(models.Model):
+    """One roll of the ledger made by a resolved turn, at ``position`` in the turn's draw order
+    (a roll belongs to at most one turn). A real relation, so a campaign's export and import
+    (``partida.archive``) remap it like every other foreign key. Source: RULES.md R19–R21."""
+
+    turn = models.ForeignKey(CombatTurn, on_delete=models.CASCADE, related_name="turn_rolls")
+    roll = models.OneToOneField(
+        "personajes.Roll", on_delete=models.PROTECT, related_name="combat_turn_roll"
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("roll of a combat turn")
+        verbose_name_plural = _("rolls of combat turns")
+        ordering = ["turn", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["turn", "position"], name="combat_turn_roll_position_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.turn} · {self.position}"
 
 
 class MedicineCure(models.Model):

@@ -251,7 +251,7 @@ def test_demo_story_has_a_finished_fight_and_one_in_progress():
     finished, running = Combat.objects.filter(scene=story).order_by("pk")
     assert finished.state == "finished" and running.state == "open" and running.turn == 1
     turn = CombatTurn.objects.get(combat=finished)
-    assert turn.post.post_rolls.count() == len(turn.rolls) >= 1  # every die of the turn
+    assert turn.post.post_rolls.count() == len(turn.roll_ids) >= 1  # every die of the turn
     tomas = running.combatants.get(character__name="Tomás Vidal")
     assert tomas.attackers.filter(grabbing=True).count() == 1
     (declared,) = Declaration.objects.filter(combat=running)
