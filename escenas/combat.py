@@ -30,6 +30,8 @@ from nucleo.users import AnyUser
 from personajes.models import Character, InventoryItem, ItemType
 from reglas.tables import FIREARM, UNARMED, Weapon
 
+MAX_TURN_HOURS = 720
+"""Longest deadline of a turn (h of real time: 30 days)."""
 MAX_ZOMBIES = 200
 """Most zombies one "add zombies" adds (a horde bigger than this is several fights)."""
 UNARMED_CHOICE = "unarmed"
@@ -139,11 +141,13 @@ def combat_open(
     settlement: Settlement | None = None,
     distance_m: float = 0.0,
     characters: Iterable[Character] = (),
+    turn_hours: int | None = None,
 ) -> Combat:
     """The master opens a fight in a story scene (``kind`` ``zombies`` or ``humans``), with the
     scene's ``characters`` as combatants. ``settlement``: the zombies' settlement (killed ones
-    leave its count, R17). ``distance_m`` ≥ 0 (m). Raises ServiceError: not the master, not a
-    story scene, bad kind, distance or settlement, a character not in the scene.
+    leave its count, R17). ``distance_m`` ≥ 0 (m). ``turn_hours`` (h of real time, 1..720, or
+    None): each turn's deadline to declare. Raises ServiceError: not the master, not a story
+    scene, bad kind, distance, deadline or settlement, a character not in the scene.
     Source: RULES.md R19–R21."""
     with campaign_lock(scene.campaign_id) as campaign:
         require_master(campaign, master, _("Only the campaign's master can open a fight."))
@@ -159,6 +163,7 @@ def combat_open(
             raise ServiceError({"distance_m": _("The distance cannot be negative.")})
         if settlement is not None and settlement.campaign_id != campaign.pk:
             raise ServiceError({"settlement": _("That settlement is not in this campaign.")})
+        _check_hours(turn_hours)
         combat = Combat.objects.create(
             campaign=campaign,
             scene=scene,
@@ -166,10 +171,23 @@ def combat_open(
             title=(title or "").strip()[:120],
             settlement=settlement,
             distance_m=float(distance_m),
+            turn_hours=turn_hours or None,
             created_by=master,
         )
         _add_characters(combat, list(characters))
     return combat
+
+
+def _check_hours(hours: int | None) -> None:
+    if hours is None:
+        return
+    if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
+        raise ServiceError(
+            {
+                "turn_hours": _("A turn lasts from 1 to %(max)d hours, or has no deadline.")
+                % {"max": MAX_TURN_HOURS}
+            }
+        )
 
 
 def _add_characters(combat: Combat, characters: list[Character]) -> list[Combatant]:
@@ -213,10 +231,12 @@ def combatants_add(
     npc_name: str = "",
     npc_traits: Mapping[str, int] | None = None,
     npc_weapon: str = "",
+    victim: Combatant | None = None,
 ) -> list[Combatant]:
     """The master adds combatants to an open fight: characters of the scene, ``zombies`` (a
-    count, 0..200, fights against zombies only: each attacks the human with fewest zombies) and
-    one NPC human ``npc_name`` with ``npc_traits`` (slug → points) and a table weapon slug.
+    count, 0..200, fights against zombies only: they go for ``victim``, a living human of the
+    fight, when given; else each for the human with fewest zombies) and one NPC human
+    ``npc_name`` with ``npc_traits`` (slug → points) and a table weapon slug.
     Returns the new combatants. Raises ServiceError for any refusal (nothing added then).
     Source: RULES.md R19–R21."""
     with campaign_lock(combat.campaign_id) as campaign:
@@ -237,7 +257,7 @@ def combatants_add(
         if zombies:
             if locked.kind != Combat.Kind.ZOMBIES:
                 raise ServiceError({"zombies": _("A fight between humans has no zombies.")})
-            made += _add_zombies(locked, zombies)
+            made += _add_zombies(locked, zombies, _human_of(locked, victim))
         assign_victims(locked)
     return made
 
@@ -259,7 +279,17 @@ def _add_npc(combat: Combat, name: str, traits: Mapping[str, int], weapon: str) 
     )
 
 
-def _add_zombies(combat: Combat, n: int) -> list[Combatant]:
+def _human_of(combat: Combat, victim: Combatant | None) -> Combatant | None:
+    """``victim`` re-read as a living human of this fight. Raises ServiceError({"victim": …})."""
+    if victim is None:
+        return None
+    row = combat.combatants.filter(pk=victim.pk).first()
+    if row is None or row.is_zombie or not row.alive:
+        raise ServiceError({"victim": _("Choose a human of this fight who is still standing.")})
+    return row
+
+
+def _add_zombies(combat: Combat, n: int, victim: Combatant | None = None) -> list[Combatant]:
     start = combat.combatants.filter(side=Combatant.Side.ZOMBIE).count()
     position = combat.combatants.count()
     made = [
@@ -268,6 +298,7 @@ def _add_zombies(combat: Combat, n: int) -> list[Combatant]:
             side=Combatant.Side.ZOMBIE,
             name=_("Zombie %(n)d") % {"n": start + i + 1},
             position=position + i,
+            victim=victim,
         )
         for i in range(n)
     ]
@@ -300,6 +331,48 @@ def assign_victims(combat: Combat) -> None:
         z.grabbing = False
         z.consecutive_bites = 0
     Combatant.objects.bulk_update(free, ["victim", "grabbing", "consecutive_bites"])
+
+
+def zombies_aim(
+    *, combat: Combat, master: AbstractBaseUser, aims: Iterable[tuple[Combatant, Combatant]]
+) -> None:
+    """The master sends zombies for chosen humans: each ``(zombie, human)`` pair makes a
+    standing zombie that holds nobody go for that living human (its bite streak starts again).
+    The others keep theirs (the default is automatic: ``assign_victims``). Raises ServiceError
+    ({"victim": …}): not the master, the fight is over, not a zombie of this fight, a zombie
+    that holds its victim (it does not let go), a human that is down. Source: RULES.md R20."""
+    with campaign_lock(combat.campaign_id) as campaign:
+        require_master(campaign, master, _("Only the campaign's master can change a fight."))
+        locked = _lock_combat(combat)
+        _check_open(locked)
+        _aim_locked(locked, list(aims))
+
+
+def _aim_locked(combat: Combat, aims: list[tuple[Combatant, Combatant]]) -> None:
+    """``zombies_aim`` under the locks (``escenas.combat_resolve`` calls it before a turn)."""
+    if not aims:
+        return
+    if combat.kind != Combat.Kind.ZOMBIES:
+        raise ServiceError({"victim": _("A fight between humans has no zombies.")})
+    rows = {r.pk: r for r in combat.combatants.all()}
+    changed = []
+    for zombie, human in aims:
+        z, h = rows.get(zombie.pk), rows.get(human.pk)
+        if z is None or not z.is_zombie or not z.alive:
+            raise ServiceError({"victim": _("Choose a standing zombie of this fight.")})
+        if h is None or h.is_zombie or not h.alive:
+            raise ServiceError(
+                {"victim": _("Choose a human of this fight who is still standing.")}
+            )
+        if z.victim_id == h.pk:
+            continue
+        if z.grabbing:
+            raise ServiceError(
+                {"victim": _("%(name)s holds its victim and does not let go.") % {"name": z.name}}
+            )
+        z.victim, z.consecutive_bites = h, 0
+        changed.append(z)
+    Combatant.objects.bulk_update(changed, ["victim", "consecutive_bites"])
 
 
 # --- declarations ----------------------------------------------------------------------------

@@ -10,6 +10,8 @@ Source: RULES.md R13, R17, R19–R21.
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -24,8 +26,10 @@ class Combat(models.Model):
     """A fight in a scene. ``turn`` is the turn being declared (1 at the start; it goes up by
     one with each resolution). ``settlement``: where the zombies come from; each zombie killed
     is added to its ``zombies_destroyed`` (R17). ``distance_m`` (m) is the default distance of
-    the attacks (firearms, R19). The master resolves a turn when everyone has declared or
-    when they choose to stop waiting. Source: RULES.md R19–R21."""
+    the attacks (firearms, R19). ``turn_hours`` (h of real time, optional) is each turn's
+    deadline counted from ``turn_started_at``: before it the master resolves only once every
+    living human has declared; after it, with those who did not declare defending only. Without
+    it the master resolves when they choose to stop waiting. Source: RULES.md R19–R21."""
 
     class Kind(models.TextChoices):
         ZOMBIES = "zombies", _("against zombies")
@@ -50,6 +54,13 @@ class Combat(models.Model):
         verbose_name=_("settlement of the zombies"),
     )
     distance_m = models.FloatField(_("distance (m)"), default=0)
+    turn_hours = models.PositiveSmallIntegerField(
+        _("hours per turn"),
+        null=True,
+        blank=True,
+        help_text=_("Real hours the players have to declare each turn; empty: no deadline."),
+    )
+    turn_started_at = models.DateTimeField(_("turn started at"), default=timezone.now)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -61,7 +72,11 @@ class Combat(models.Model):
         verbose_name_plural = _("combats")
         ordering = ["scene", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(distance_m__gte=0), name="combat_distance_gte_0")
+            models.CheckConstraint(condition=Q(distance_m__gte=0), name="combat_distance_gte_0"),
+            models.CheckConstraint(
+                condition=Q(turn_hours__isnull=True) | Q(turn_hours__gte=1, turn_hours__lte=720),
+                name="combat_turn_hours_1_720",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -70,6 +85,18 @@ class Combat(models.Model):
     @property
     def is_open(self) -> bool:
         return self.state == self.State.OPEN
+
+    @property
+    def deadline(self) -> datetime.datetime | None:
+        """When the current turn's declarations close (aware datetime), or None."""
+        if not self.turn_hours:
+            return None
+        return self.turn_started_at + datetime.timedelta(hours=self.turn_hours)
+
+    def deadline_passed(self, now: datetime.datetime | None = None) -> bool:
+        """True when the turn has a deadline and it is past (``now``: default the clock)."""
+        deadline = self.deadline
+        return deadline is not None and (now or timezone.now()) >= deadline
 
 
 class Combatant(models.Model):

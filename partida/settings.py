@@ -353,6 +353,7 @@ SPECTACULAR_SETTINGS = {
         "ItemKindEnum": "personajes.models.ItemType.Kind",
         "SceneKindEnum": "escenas.models.Scene.Kind",
         "VoiceEnum": "escenas.models.Post.Voice",
+        "CombatKindEnum": "escenas.combat_models.Combat.Kind",
     },
 }
 
