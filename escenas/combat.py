@@ -361,9 +361,7 @@ def _aim_locked(combat: Combat, aims: list[tuple[Combatant, Combatant]]) -> None
         if z is None or not z.is_zombie or not z.alive:
             raise ServiceError({"victim": _("Choose a standing zombie of this fight.")})
         if h is None or h.is_zombie or not h.alive:
-            raise ServiceError(
-                {"victim": _("Choose a human of this fight who is still standing.")}
-            )
+            raise ServiceError({"victim": _("Choose a human of this fight who is still standing.")})
         if z.victim_id == h.pk:
             continue
         if z.grabbing:
