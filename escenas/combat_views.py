@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -45,7 +46,10 @@ def panel_context(access: scene_access.SceneAccess) -> dict[str, Any]:
         "sick": [c for c in scene.participants.all() if c.is_alive and c.disease_day > 0],
     }
     if access.is_master and scene.kind == scene.Kind.STORY:
-        context["open_form"] = combat_forms.CombatOpenForm(campaign=scene.campaign)
+        context["open_form"] = combat_forms.CombatOpenForm(
+            campaign=scene.campaign,
+            characters=[c for c in scene.participants.all() if c.is_alive],
+        )
         context["add_form"] = combat_forms.CombatantsAddForm(campaign=scene.campaign)
     return context
 
@@ -91,11 +95,15 @@ def _form_error(form: Any) -> str:
 def combat_open(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master opens a fight in the scene with its living characters (and zombies)."""
     access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
-    form = combat_forms.CombatOpenForm(request.POST, campaign=access.scene.campaign)
+    living = [c for c in access.scene.participants.all() if c.is_alive]
+    form = combat_forms.CombatOpenForm(
+        request.POST, campaign=access.scene.campaign, characters=living
+    )
     if not form.is_valid():
         return _answer(request, access, _form_error(form))
     data = form.cleaned_data
 
+    @transaction.atomic  # the fight and its zombies, or nothing
     def write() -> None:
         fight = combat.combat_open(
             scene=access.scene,
@@ -104,10 +112,16 @@ def combat_open(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             title=data["title"],
             settlement=data["settlement"],
             distance_m=float(data["distance_m"] or 0),
-            characters=[c for c in access.scene.participants.all() if c.is_alive],
+            characters=living,
+            turn_hours=data["turn_hours"],
         )
         if data["zombies"]:
-            combat.combatants_add(combat=fight, master=request.user, zombies=data["zombies"])
+            victim = None
+            if data["victim"] is not None:
+                victim = fight.combatants.filter(character_id=data["victim"]).first()
+            combat.combatants_add(
+                combat=fight, master=request.user, zombies=data["zombies"], victim=victim
+            )
 
     return _run(request, access, write)
 
@@ -183,13 +197,17 @@ def turn_resolve(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     form = combat_forms.TurnForm(request.POST)
     if not form.is_valid():
         return _answer(request, access, _form_error(form))
-    return _run(
-        request,
-        access,
-        lambda: combat_resolve.turn_resolve(
-            combat=fight, master=request.user, turn=form.cleaned_data["turn"]
-        ),
-    )
+    data = form.cleaned_data
+
+    def write() -> None:
+        aims = []
+        if data["zombie"] is not None and data["victim"] is not None:
+            zombie, victim = _combatant(fight, data["zombie"]), _combatant(fight, data["victim"])
+            assert zombie is not None and victim is not None
+            aims.append((zombie, victim))
+        combat_resolve.turn_resolve(combat=fight, master=request.user, turn=data["turn"], aims=aims)
+
+    return _run(request, access, write)
 
 
 @login_required
