@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from escenas.combat_models import Combat, Combatant, Declaration
 from escenas.models import Post, Scene
 from mundo.access import is_master, require_master
-from mundo.models import Campaign, Settlement
+from mundo.models import Campaign, Settlement, WorldRoll
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, lock_row
 from nucleo.users import AnyUser
@@ -176,6 +176,46 @@ def combat_open(
         )
         _add_characters(combat, list(characters))
     return combat
+
+
+def combat_open_from_route(
+    *,
+    scene: Scene,
+    master: AbstractBaseUser,
+    route_roll: WorldRoll,
+    title: str = "",
+    turn_hours: int | None = None,
+) -> Combat:
+    """The master opens a fight against the zombies an R18 route check met (its
+    ``zombies_met``, at most 200 in one fight), in a story scene, with the scene's living
+    characters; the check's settlement is the zombies' settlement, so every zombie killed
+    leaves its count (R17). One fight per check. Raises ServiceError: not a route check of
+    this campaign, it met no zombies, a fight was already opened from it, and as
+    ``combat_open``. Source: RULES.md R17, R18, R20."""
+    with campaign_lock(scene.campaign_id) as campaign:
+        require_master(campaign, master, _("Only the campaign's master can open a fight."))
+        roll = lock_row(WorldRoll.objects.select_related("settlement"), route_roll.pk)
+        if roll.campaign_id != scene.campaign_id or roll.kind != WorldRoll.Kind.ROUTE:
+            raise ServiceError({"route_roll": _("That is not a route check of this campaign.")})
+        met = int((roll.result or {}).get("zombies_met") or 0)
+        if met <= 0:
+            raise ServiceError({"route_roll": _("That route check met no zombies.")})
+        if Combat.objects.filter(route_roll=roll).exists():
+            raise ServiceError({"route_roll": _("A fight was already opened with these zombies.")})
+        living = [c for c in scene.participants.all() if c.is_alive]
+        fight = combat_open(
+            scene=scene,
+            master=master,
+            kind=Combat.Kind.ZOMBIES,
+            title=title or _("Zombies on the route (day %(day)d)") % {"day": roll.day},
+            settlement=roll.settlement,
+            characters=living,
+            turn_hours=turn_hours,
+        )
+        Combat.objects.filter(pk=fight.pk).update(route_roll=roll)
+        fight.route_roll = roll
+        combatants_add(combat=fight, master=master, zombies=min(met, MAX_ZOMBIES))
+    return fight
 
 
 def _check_hours(hours: int | None) -> None:

@@ -25,11 +25,13 @@ from personajes.models import Character
 class Combat(models.Model):
     """A fight in a scene. ``turn`` is the turn being declared (1 at the start; it goes up by
     one with each resolution). ``settlement``: where the zombies come from; each zombie killed
-    is added to its ``zombies_destroyed`` (R17). ``distance_m`` (m) is the default distance of
-    the attacks (firearms, R19). ``turn_hours`` (h of real time, optional) is each turn's
-    deadline counted from ``turn_started_at``: before it the master resolves only once every
-    living human has declared; after it, with those who did not declare defending only. Without
-    it the master resolves when they choose to stop waiting. Source: RULES.md R19–R21."""
+    is added to its ``zombies_destroyed`` (R17). ``route_roll``: the R18 route check whose
+    zombies met this fight is against (one fight per check). ``distance_m`` (m) is the default
+    distance of the attacks (firearms, R19). ``turn_hours`` (h of real time, optional) is each
+    turn's deadline counted from ``turn_started_at``: before it the master resolves only once
+    every living character has declared; after it, with those who did not declare defending
+    only. Without it the master resolves when they choose to stop waiting.
+    Source: RULES.md R19–R21."""
 
     class Kind(models.TextChoices):
         ZOMBIES = "zombies", _("against zombies")
@@ -54,6 +56,14 @@ class Combat(models.Model):
         verbose_name=_("settlement of the zombies"),
     )
     distance_m = models.FloatField(_("distance (m)"), default=0)
+    route_roll = models.OneToOneField(
+        "mundo.WorldRoll",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="combat",
+        verbose_name=_("route check of the zombies"),
+    )
     turn_hours = models.PositiveSmallIntegerField(
         _("hours per turn"),
         null=True,

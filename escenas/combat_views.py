@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -24,6 +24,9 @@ from escenas import access as scene_access
 from escenas import combat, combat_forms, combat_resolve, medicine
 from escenas.combat_models import Combat, Combatant
 from escenas.combat_selectors import access_combat, combat_views
+from escenas.models import Scene
+from mundo.access import access_campaign
+from mundo.models import WorldRoll
 from nucleo.errors import ServiceError
 from personajes.models import Character
 
@@ -289,3 +292,39 @@ def medicine_cure(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         )
 
     return _run(request, access, write)
+
+
+@login_required
+def combat_from_route(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master opens a fight against the zombies an R18 route check met: GET chooses the
+    story scene, POST opens it there (``escenas.combat.combat_open_from_route``) and goes to
+    the scene's panel. Only the campaign's master (404 otherwise). Source: RULES.md R18, R20."""
+    campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
+    roll = WorldRoll.objects.filter(
+        campaign=campaign, pk=_int(pk) or 0, kind=WorldRoll.Kind.ROUTE
+    ).first()
+    if roll is None:
+        raise Http404("No such route check")
+    scenes = list(
+        Scene.objects.filter(campaign=campaign, kind=Scene.Kind.STORY).order_by("-pk")[:100]
+    )
+    error = None
+    if request.method == "POST":
+        scene = next((s for s in scenes if s.pk == _int(request.POST.get("scene"))), None)
+        try:
+            if scene is None:
+                raise ServiceError(_("Choose a story scene of this campaign."))
+            combat.combat_open_from_route(scene=scene, master=request.user, route_roll=roll)
+        except ServiceError as exc:
+            error = " ".join(exc.messages)
+        else:
+            return redirect(scene.get_absolute_url() + "#combat")
+    context = {
+        "campaign": campaign,
+        "roll": roll,
+        "met": int((roll.result or {}).get("zombies_met") or 0),
+        "scenes": scenes,
+        "taken": Combat.objects.filter(route_roll=roll).select_related("scene").first(),
+        "error": error,
+    }
+    return render(request, "escenas/combat_from_route.html", context, status=400 if error else 200)

@@ -25,6 +25,11 @@ urlpatterns = [
     path(scene + "combates/", combat_views.combat_panel, name="combat_panel"),
     path(scene + "combates/abrir/", combat_views.combat_open, name="combat_open"),
     path(scene + "curar/", combat_views.medicine_cure, name="medicine_cure"),
+    path(
+        campaign + "combates/desde-ruta/<id:pk>/",
+        combat_views.combat_from_route,
+        name="combat_from_route",
+    ),
     path(fight + "anadir/", combat_views.combatants_add, name="combatants_add"),
     path(fight + "declarar/", combat_views.declaration_make, name="combat_declare"),
     path(fight + "resolver/", combat_views.turn_resolve, name="combat_resolve"),
