@@ -553,17 +553,21 @@ def post_with_declaration(
     access: Any,
     author: AbstractBaseUser,
     post_kwargs: Mapping[str, Any],
-    declaration: Mapping[str, Any],
+    declaration: Mapping[str, Any] | None = None,
+    amputation: Mapping[str, Any] | None = None,
 ) -> tuple[Post, bool]:
-    """A post and the declaration it carries, in one transaction: if the declaration is
-    refused, the post is not written either (``escenas.services.post_create`` then
-    ``declaration_make`` with ``post``). A retried submit returns the stored post and declares
-    nothing again. Raises ServiceError as both. Source: RULES.md R20, R21.
+    """A post and what it carries, in one transaction: the declaration
+    (``declaration_make`` with ``post``) and/or the one amputation try after a bite
+    (``escenas.medicine.amputation_try``: ``combat``, ``patient``, ``healer``). If either is
+    refused, the post is not written either. A retried submit returns the stored post and
+    does nothing again. Raises ServiceError as those. Source: RULES.md R13, R20, R21.
     """
-    from escenas import services  # the posts' service; it never imports fights
+    from escenas import medicine, services  # posts and Medicina never import fights
 
     with campaign_lock(access.scene.campaign_id):
         post, created = services.post_create(access=access, author=author, **post_kwargs)
-        if created:
+        if created and declaration is not None:
             declaration_make(user=author, post=post, **declaration)
+        if created and amputation is not None:
+            medicine.amputation_try(user=author, **amputation)
     return post, created

@@ -28,6 +28,7 @@ from escenas.models import Scene
 from mundo.access import access_campaign
 from mundo.models import WorldRoll
 from nucleo.errors import ServiceError
+from personajes.access import access_character, can_see_private
 from personajes.models import Character
 
 PANEL_TEMPLATE = "escenas/combat_panel.html"
@@ -271,6 +272,25 @@ def post_declaration(data: Any, access: scene_access.SceneAccess) -> dict[str, A
     }
 
 
+def post_amputation(data: Any, access: scene_access.SceneAccess) -> dict[str, Any] | None:
+    """The amputation try the post form carries (``combat_amputate`` = "<fight id>:<patient
+    combatant id>", ``combat_healer`` a character id), as ``escenas.medicine.amputation_try``'s
+    arguments; None without one. Raises ServiceError for a fight, patient or healer that is
+    not this scene's."""
+    chosen = str(data.get("combat_amputate") or "")
+    if not chosen:
+        return None
+    fight_id, _sep, patient_id = chosen.partition(":")
+    fight = Combat.objects.filter(scene=access.scene, pk=_int(fight_id) or 0).first()
+    if fight is None:
+        raise ServiceError(_("That fight is not in this scene."))
+    patient = _combatant(fight, _int(patient_id) or 0)
+    healer = next((c for c in access.characters if c.pk == _int(data.get("combat_healer"))), None)
+    if healer is None:
+        raise ServiceError({"healer": _("Choose a healer present in the scene.")})
+    return {"combat": fight, "patient": patient, "healer": healer}
+
+
 @login_required
 @require_POST
 def medicine_cure(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
@@ -328,3 +348,34 @@ def combat_from_route(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "error": error,
     }
     return render(request, "escenas/combat_from_route.html", context, status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def medicine_cure_sheet(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A Medicina cure try from the sick character's sheet (R12): its player or the master
+    chooses one of their living characters as the healer; once per in-game day per patient.
+    The outcome (or the refusal) is a message on the sheet. Source: RULES.md R12."""
+    patient = access_character(request.user, pk).character
+    if patient.campaign.slug != slug or not can_see_private(patient, request.user):
+        raise Http404("No such character")
+    healer = Character.objects.filter(
+        campaign=patient.campaign, pk=_int(request.POST.get("healer")) or 0
+    ).first()
+    try:
+        if healer is None:
+            raise ServiceError(_("Choose a healer of this campaign."))
+        cure = medicine.medicine_cure(patient=patient, healer=healer, user=request.user)
+    except ServiceError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        dice = ", ".join(str(d) for d in cure.roll.dice)
+        text = (
+            _("Medicina of %(healer)s [%(dice)s]: %(name)s is cured.")
+            if cure.cured
+            else _("Medicina of %(healer)s [%(dice)s]: %(name)s is still sick.")
+        )
+        messages.success(
+            request, text % {"healer": healer.name, "dice": dice, "name": patient.name}
+        )
+    return redirect(patient.get_absolute_url())

@@ -25,6 +25,7 @@ urlpatterns = [
     path(scene + "combates/", combat_views.combat_panel, name="combat_panel"),
     path(scene + "combates/abrir/", combat_views.combat_open, name="combat_open"),
     path(scene + "curar/", combat_views.medicine_cure, name="medicine_cure"),
+    path(campaign + "curar/<id:pk>/", combat_views.medicine_cure_sheet, name="medicine_cure_sheet"),
     path(
         campaign + "combates/desde-ruta/<id:pk>/",
         combat_views.combat_from_route,
