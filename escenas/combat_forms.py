@@ -121,3 +121,19 @@ class CureForm(forms.Form):
 
     patient = forms.IntegerField(label=_("Patient"))
     healer = forms.IntegerField(label=_("Healer"))
+
+
+class OddsForm(forms.Form):
+    """The master's odds before a fight: how many zombies, turns and simulated fights."""
+
+    zombies = forms.IntegerField(label=_("Zombies"), min_value=1, max_value=100, initial=3)
+    turns = forms.IntegerField(label=_("Turns"), min_value=1, max_value=100, initial=5)
+    simulations = forms.IntegerField(
+        label=_("Simulated fights"), min_value=100, max_value=100_000, initial=20_000
+    )
+    seed = forms.IntegerField(
+        label=_("Seed"),
+        min_value=0,
+        required=False,
+        help_text=_("Optional: the same seed gives the same answer."),
+    )

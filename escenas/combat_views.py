@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from escenas import access as scene_access
 from escenas import combat, combat_forms, combat_resolve, medicine
+from escenas import combat_odds as combat_odds_service
 from escenas.combat_models import Combat, Combatant
 from escenas.combat_selectors import access_combat, combat_views
 from escenas.models import Scene
@@ -379,3 +380,41 @@ def medicine_cure_sheet(request: HttpRequest, slug: str, pk: int) -> HttpRespons
             request, text % {"healer": healer.name, "dice": dice, "name": patient.name}
         )
     return redirect(patient.get_absolute_url())
+
+
+@login_required
+@require_GET
+def combat_odds(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master's odds page for the scene's living characters before a fight
+    (``escenas.combat_odds.scene_odds``): chance to kill them all, to be bitten, infected,
+    dead within K turns, with their 95 % intervals, per character too, and the exact one-zombie
+    one-turn values beside. Only the master (404 otherwise). Source: RULES.md R13, R20."""
+    access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
+    scene = access.scene
+    standing = next((v.standing_zombies for v in combat_views(access) if v.combat.is_open), 0)
+    form = combat_forms.OddsForm(
+        request.GET if "zombies" in request.GET else None,
+        initial={"zombies": max(1, min(standing, 100)) if standing else 3},
+    )
+    odds, error = None, None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            odds = combat_odds_service.scene_odds(
+                campaign=scene.campaign,
+                characters=list(scene.participants.all()),
+                zombies=data["zombies"],
+                turns=data["turns"],
+                simulations=data["simulations"],
+                seed=data["seed"],
+            )
+        except ServiceError as exc:
+            error = " ".join(exc.messages)
+    context = {
+        "campaign": scene.campaign,
+        "scene": scene,
+        "form": form,
+        "odds": odds,
+        "error": error,
+    }
+    return render(request, "escenas/combat_odds.html", context, status=400 if error else 200)

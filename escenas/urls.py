@@ -24,6 +24,7 @@ urlpatterns = [
     path(scene + "feed/", feeds.SceneFeed(), name="scene_feed"),
     path(scene + "combates/", combat_views.combat_panel, name="combat_panel"),
     path(scene + "combates/abrir/", combat_views.combat_open, name="combat_open"),
+    path(scene + "combates/probabilidades/", combat_views.combat_odds, name="combat_odds"),
     path(scene + "curar/", combat_views.medicine_cure, name="medicine_cure"),
     path(campaign + "curar/<id:pk>/", combat_views.medicine_cure_sheet, name="medicine_cure_sheet"),
     path(
