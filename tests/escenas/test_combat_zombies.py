@@ -170,7 +170,7 @@ def test_amputation_success_cures_and_is_offered_once(monkeypatch, fight, master
     assert char_a.infection_day == 0 and char_a.infection_duration == 0
     assert len(char_a.amputations) == 1
     assert victim.amputated and not victim.infected and not victim.amputation_open
-    with pytest.raises(ServiceError, match="No hay amputación"):
+    with pytest.raises(ServiceError, match="solo se ofrece justo después del mordisco"):
         medicine.amputation_try(combat=fight, patient=victim, healer=char_a, user=char_a.player)
 
 
