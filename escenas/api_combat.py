@@ -85,6 +85,7 @@ class TurnSerializer(serializers.ModelSerializer):
         ),
     )
     rolls = serializers.ListField(
+        source="roll_ids",
         child=serializers.IntegerField(),
         read_only=True,
         help_text=gettext_lazy("Ids of the turn's rolls (GET /api/v1/rolls/{id}/)."),
@@ -154,12 +155,21 @@ class CombatSerializer(serializers.ModelSerializer):
     turns = TurnSerializer(
         many=True, read_only=True, help_text=gettext_lazy("Every resolved turn, in order.")
     )
+    deadline = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy(
+            "When this turn's declarations close (turn_started_at + turn_hours); null: no "
+            "deadline. After it the master may resolve with the silent defending only."
+        ),
+    )
 
     class Meta:
         model = Combat
         fields = [
             "id", "scene", "kind", "state", "title", "turn", "settlement", "distance_m",
-            "created_at", "finished_at", "combatants", "declarations", "turns",
+            "turn_hours", "turn_started_at", "deadline", "created_at", "finished_at",
+            "combatants", "declarations", "turns",
         ]  # fmt: skip
         read_only_fields = fields
         extra_kwargs = {
@@ -168,6 +178,10 @@ class CombatSerializer(serializers.ModelSerializer):
                 "help_text": gettext_lazy("Distance of the attacks (m), for firearms (R19).")
             },
             "created_at": {"help_text": gettext_lazy("When it was opened.")},
+            "turn_hours": {
+                "help_text": gettext_lazy("Real hours to declare each turn; null: no deadline.")
+            },
+            "turn_started_at": {"help_text": gettext_lazy("When the current turn began.")},
             "finished_at": {"help_text": gettext_lazy("When it ended, if it has.")},
         }
 
@@ -180,8 +194,15 @@ class CombatSerializer(serializers.ModelSerializer):
 def _combats(scene_id: int) -> Any:
     return (
         Combat.objects.filter(scene_id=scene_id)
-        .prefetch_related("combatants", "declarations", "turns")
+        .prefetch_related("combatants", "declarations", "turns__turn_rolls")
         .order_by("id")
+    )
+
+
+def combat_read(pk: int) -> Combat:
+    """One fight with what ``CombatSerializer`` reads prefetched (4 queries)."""
+    return Combat.objects.prefetch_related("combatants", "declarations", "turns__turn_rolls").get(
+        pk=pk
     )
 
 
@@ -220,7 +241,7 @@ class CombatDetailView(generics.GenericAPIView):
 
     def get(self, request: Request, pk: int) -> Response:
         fight, _access = access_combat(request.user, pk)
-        return Response(CombatSerializer(_combats(fight.scene_id).get(pk=fight.pk)).data)
+        return Response(CombatSerializer(combat_read(fight.pk)).data)
 
 
 class DeclareSerializer(StrictSerializer):

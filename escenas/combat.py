@@ -23,13 +23,15 @@ from django.utils.translation import gettext as _
 from escenas.combat_models import Combat, Combatant, Declaration
 from escenas.models import Post, Scene
 from mundo.access import is_master, require_master
-from mundo.models import Campaign, Settlement
+from mundo.models import Campaign, Settlement, WorldRoll
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, lock_row
 from nucleo.users import AnyUser
 from personajes.models import Character, InventoryItem, ItemType
 from reglas.tables import FIREARM, UNARMED, Weapon
 
+MAX_TURN_HOURS = 720
+"""Longest deadline of a turn (h of real time: 30 days)."""
 MAX_ZOMBIES = 200
 """Most zombies one "add zombies" adds (a horde bigger than this is several fights)."""
 UNARMED_CHOICE = "unarmed"
@@ -139,11 +141,13 @@ def combat_open(
     settlement: Settlement | None = None,
     distance_m: float = 0.0,
     characters: Iterable[Character] = (),
+    turn_hours: int | None = None,
 ) -> Combat:
     """The master opens a fight in a story scene (``kind`` ``zombies`` or ``humans``), with the
     scene's ``characters`` as combatants. ``settlement``: the zombies' settlement (killed ones
-    leave its count, R17). ``distance_m`` ≥ 0 (m). Raises ServiceError: not the master, not a
-    story scene, bad kind, distance or settlement, a character not in the scene.
+    leave its count, R17). ``distance_m`` ≥ 0 (m). ``turn_hours`` (h of real time, 1..720, or
+    None): each turn's deadline to declare. Raises ServiceError: not the master, not a story
+    scene, bad kind, distance, deadline or settlement, a character not in the scene.
     Source: RULES.md R19–R21."""
     with campaign_lock(scene.campaign_id) as campaign:
         require_master(campaign, master, _("Only the campaign's master can open a fight."))
@@ -159,6 +163,7 @@ def combat_open(
             raise ServiceError({"distance_m": _("The distance cannot be negative.")})
         if settlement is not None and settlement.campaign_id != campaign.pk:
             raise ServiceError({"settlement": _("That settlement is not in this campaign.")})
+        _check_hours(turn_hours)
         combat = Combat.objects.create(
             campaign=campaign,
             scene=scene,
@@ -166,10 +171,63 @@ def combat_open(
             title=(title or "").strip()[:120],
             settlement=settlement,
             distance_m=float(distance_m),
+            turn_hours=turn_hours or None,
             created_by=master,
         )
         _add_characters(combat, list(characters))
     return combat
+
+
+def combat_open_from_route(
+    *,
+    scene: Scene,
+    master: User,
+    route_roll: WorldRoll,
+    title: str = "",
+    turn_hours: int | None = None,
+) -> Combat:
+    """The master opens a fight against the zombies an R18 route check met (its
+    ``zombies_met``, at most 200 in one fight), in a story scene, with the scene's living
+    characters; the check's settlement is the zombies' settlement, so every zombie killed
+    leaves its count (R17). One fight per check. Raises ServiceError: not a route check of
+    this campaign, it met no zombies, a fight was already opened from it, and as
+    ``combat_open``. Source: RULES.md R17, R18, R20."""
+    with campaign_lock(scene.campaign_id) as campaign:
+        require_master(campaign, master, _("Only the campaign's master can open a fight."))
+        roll = lock_row(WorldRoll.objects.select_related("settlement"), route_roll.pk)
+        if roll.campaign_id != scene.campaign_id or roll.kind != WorldRoll.Kind.ROUTE:
+            raise ServiceError({"route_roll": _("That is not a route check of this campaign.")})
+        met = int((roll.result or {}).get("zombies_met") or 0)
+        if met <= 0:
+            raise ServiceError({"route_roll": _("That route check met no zombies.")})
+        if Combat.objects.filter(route_roll=roll).exists():
+            raise ServiceError({"route_roll": _("A fight was already opened with these zombies.")})
+        living = [c for c in scene.participants.all() if c.is_alive]
+        fight = combat_open(
+            scene=scene,
+            master=master,
+            kind=Combat.Kind.ZOMBIES,
+            title=title or _("Zombies on the route (day %(day)d)") % {"day": roll.day},
+            settlement=roll.settlement,
+            characters=living,
+            turn_hours=turn_hours,
+        )
+        Combat.objects.filter(pk=fight.pk).update(route_roll=roll)
+        fight.route_roll = roll
+        combatants_add(combat=fight, master=master, zombies=min(met, MAX_ZOMBIES))
+    return fight
+
+
+def _check_hours(hours: int | None) -> None:
+    if hours is None:
+        return
+    if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
+        raise ServiceError(
+            {
+                "turn_hours": _("A turn lasts from 1 to %(max)d hours, or has no deadline.")
+                % {"max": MAX_TURN_HOURS}
+            }
+        )
 
 
 def _add_characters(combat: Combat, characters: list[Character]) -> list[Combatant]:
@@ -213,10 +271,12 @@ def combatants_add(
     npc_name: str = "",
     npc_traits: Mapping[str, int] | None = None,
     npc_weapon: str = "",
+    victim: Combatant | None = None,
 ) -> list[Combatant]:
     """The master adds combatants to an open fight: characters of the scene, ``zombies`` (a
-    count, 0..200, fights against zombies only: each attacks the human with fewest zombies) and
-    one NPC human ``npc_name`` with ``npc_traits`` (slug → points) and a table weapon slug.
+    count, 0..200, fights against zombies only: they go for ``victim``, a living human of the
+    fight, when given; else each for the human with fewest zombies) and one NPC human
+    ``npc_name`` with ``npc_traits`` (slug → points) and a table weapon slug.
     Returns the new combatants. Raises ServiceError for any refusal (nothing added then).
     Source: RULES.md R19–R21."""
     with campaign_lock(combat.campaign_id) as campaign:
@@ -237,7 +297,7 @@ def combatants_add(
         if zombies:
             if locked.kind != Combat.Kind.ZOMBIES:
                 raise ServiceError({"zombies": _("A fight between humans has no zombies.")})
-            made += _add_zombies(locked, zombies)
+            made += _add_zombies(locked, zombies, _human_of(locked, victim))
         assign_victims(locked)
     return made
 
@@ -259,7 +319,17 @@ def _add_npc(combat: Combat, name: str, traits: Mapping[str, int], weapon: str) 
     )
 
 
-def _add_zombies(combat: Combat, n: int) -> list[Combatant]:
+def _human_of(combat: Combat, victim: Combatant | None) -> Combatant | None:
+    """``victim`` re-read as a living human of this fight. Raises ServiceError({"victim": …})."""
+    if victim is None:
+        return None
+    row = combat.combatants.filter(pk=victim.pk).first()
+    if row is None or row.is_zombie or not row.alive:
+        raise ServiceError({"victim": _("Choose a human of this fight who is still standing.")})
+    return row
+
+
+def _add_zombies(combat: Combat, n: int, victim: Combatant | None = None) -> list[Combatant]:
     start = combat.combatants.filter(side=Combatant.Side.ZOMBIE).count()
     position = combat.combatants.count()
     made = [
@@ -268,6 +338,7 @@ def _add_zombies(combat: Combat, n: int) -> list[Combatant]:
             side=Combatant.Side.ZOMBIE,
             name=_("Zombie %(n)d") % {"n": start + i + 1},
             position=position + i,
+            victim=victim,
         )
         for i in range(n)
     ]
@@ -300,6 +371,46 @@ def assign_victims(combat: Combat) -> None:
         z.grabbing = False
         z.consecutive_bites = 0
     Combatant.objects.bulk_update(free, ["victim", "grabbing", "consecutive_bites"])
+
+
+def zombies_aim(
+    *, combat: Combat, master: User, aims: Iterable[tuple[Combatant, Combatant]]
+) -> None:
+    """The master sends zombies for chosen humans: each ``(zombie, human)`` pair makes a
+    standing zombie that holds nobody go for that living human (its bite streak starts again).
+    The others keep theirs (the default is automatic: ``assign_victims``). Raises ServiceError
+    ({"victim": …}): not the master, the fight is over, not a zombie of this fight, a zombie
+    that holds its victim (it does not let go), a human that is down. Source: RULES.md R20."""
+    with campaign_lock(combat.campaign_id) as campaign:
+        require_master(campaign, master, _("Only the campaign's master can change a fight."))
+        locked = _lock_combat(combat)
+        _check_open(locked)
+        _aim_locked(locked, list(aims))
+
+
+def _aim_locked(combat: Combat, aims: list[tuple[Combatant, Combatant]]) -> None:
+    """``zombies_aim`` under the locks (``escenas.combat_resolve`` calls it before a turn)."""
+    if not aims:
+        return
+    if combat.kind != Combat.Kind.ZOMBIES:
+        raise ServiceError({"victim": _("A fight between humans has no zombies.")})
+    rows = {r.pk: r for r in combat.combatants.all()}
+    changed = []
+    for zombie, human in aims:
+        z, h = rows.get(zombie.pk), rows.get(human.pk)
+        if z is None or not z.is_zombie or not z.alive:
+            raise ServiceError({"victim": _("Choose a standing zombie of this fight.")})
+        if h is None or h.is_zombie or not h.alive:
+            raise ServiceError({"victim": _("Choose a human of this fight who is still standing.")})
+        if z.victim_id == h.pk:
+            continue
+        if z.grabbing:
+            raise ServiceError(
+                {"victim": _("%(name)s holds its victim and does not let go.") % {"name": z.name}}
+            )
+        z.victim, z.consecutive_bites = h, 0
+        changed.append(z)
+    Combatant.objects.bulk_update(changed, ["victim", "consecutive_bites"])
 
 
 # --- declarations ----------------------------------------------------------------------------
@@ -442,17 +553,21 @@ def post_with_declaration(
     access: Any,
     author: User,
     post_kwargs: Mapping[str, Any],
-    declaration: Mapping[str, Any],
+    declaration: Mapping[str, Any] | None = None,
+    amputation: Mapping[str, Any] | None = None,
 ) -> tuple[Post, bool]:
-    """A post and the declaration it carries, in one transaction: if the declaration is
-    refused, the post is not written either (``escenas.services.post_create`` then
-    ``declaration_make`` with ``post``). A retried submit returns the stored post and declares
-    nothing again. Raises ServiceError as both. Source: RULES.md R20, R21.
+    """A post and what it carries, in one transaction: the declaration
+    (``declaration_make`` with ``post``) and/or the one amputation try after a bite
+    (``escenas.medicine.amputation_try``: ``combat``, ``patient``, ``healer``). If either is
+    refused, the post is not written either. A retried submit returns the stored post and
+    does nothing again. Raises ServiceError as those. Source: RULES.md R13, R20, R21.
     """
-    from escenas import services  # the posts' service; it never imports fights
+    from escenas import medicine, services  # posts and Medicina never import fights
 
     with campaign_lock(access.scene.campaign_id):
         post, created = services.post_create(access=access, author=author, **post_kwargs)
-        if created:
+        if created and declaration is not None:
             declaration_make(user=author, post=post, **declaration)
+        if created and amputation is not None:
+            medicine.amputation_try(user=author, **amputation)
     return post, created

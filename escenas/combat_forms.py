@@ -11,7 +11,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from escenas.combat import MAX_ZOMBIES
+from escenas.combat import MAX_TURN_HOURS, MAX_ZOMBIES
 from escenas.combat_models import Combat, Declaration
 from mundo.models import Campaign, Settlement
 
@@ -31,10 +31,26 @@ class CombatOpenForm(forms.Form):
         help_text=_("Zombies killed leave its count (R17)."),
     )
     distance_m = forms.FloatField(label=_("Distance (m)"), min_value=0, initial=0, required=False)
+    victim = forms.TypedChoiceField(
+        label=_("The zombies go for"),
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text=_("Empty: spread over the humans."),
+    )
+    turn_hours = forms.IntegerField(
+        label=_("Hours per turn"),
+        min_value=1,
+        max_value=MAX_TURN_HOURS,
+        required=False,
+        help_text=_("Real hours the players have to declare each turn; empty: no deadline."),
+    )
 
-    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, campaign: Campaign, characters: Any = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["settlement"].queryset = Settlement.objects.filter(campaign=campaign)  # type: ignore[attr-defined]
+        people = [(c.pk, c.name) for c in characters]
+        self.fields["victim"].choices = [("", _("automatic")), *people]  # type: ignore[attr-defined]
 
 
 def parse_traits(text: str) -> dict[str, int]:
@@ -85,9 +101,12 @@ class DeclarationForm(forms.Form):
 
 
 class TurnForm(forms.Form):
-    """The turn the master sees on the page (a stale page cannot resolve twice)."""
+    """The turn the master sees on the page (a stale page cannot resolve twice), and an
+    optional zombie sent for a chosen human before it (``escenas.combat.zombies_aim``)."""
 
     turn = forms.IntegerField(widget=forms.HiddenInput)
+    zombie = forms.IntegerField(label=_("Zombie"), required=False)
+    victim = forms.IntegerField(label=_("goes for"), required=False)
 
 
 class AmputationForm(forms.Form):
@@ -102,3 +121,19 @@ class CureForm(forms.Form):
 
     patient = forms.IntegerField(label=_("Patient"))
     healer = forms.IntegerField(label=_("Healer"))
+
+
+class OddsForm(forms.Form):
+    """The master's odds before a fight: how many zombies, turns and simulated fights."""
+
+    zombies = forms.IntegerField(label=_("Zombies"), min_value=1, max_value=100, initial=3)
+    turns = forms.IntegerField(label=_("Turns"), min_value=1, max_value=100, initial=5)
+    simulations = forms.IntegerField(
+        label=_("Simulated fights"), min_value=100, max_value=100_000, initial=20_000
+    )
+    seed = forms.IntegerField(
+        label=_("Seed"),
+        min_value=0,
+        required=False,
+        help_text=_("Optional: the same seed gives the same answer."),
+    )

@@ -10,6 +10,8 @@ Source: RULES.md R13, R17, R19–R21.
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -23,9 +25,13 @@ from personajes.models import Character
 class Combat(models.Model):
     """A fight in a scene. ``turn`` is the turn being declared (1 at the start; it goes up by
     one with each resolution). ``settlement``: where the zombies come from; each zombie killed
-    is added to its ``zombies_destroyed`` (R17). ``distance_m`` (m) is the default distance of
-    the attacks (firearms, R19). The master resolves a turn when everyone has declared or
-    when they choose to stop waiting. Source: RULES.md R19–R21."""
+    is added to its ``zombies_destroyed`` (R17). ``route_roll``: the R18 route check whose
+    zombies met this fight is against (one fight per check). ``distance_m`` (m) is the default
+    distance of the attacks (firearms, R19). ``turn_hours`` (h of real time, optional) is each
+    turn's deadline counted from ``turn_started_at``: before it the master resolves only once
+    every living character has declared; after it, with those who did not declare defending
+    only. Without it the master resolves when they choose to stop waiting.
+    Source: RULES.md R19–R21."""
 
     class Kind(models.TextChoices):
         ZOMBIES = "zombies", _("against zombies")
@@ -50,6 +56,21 @@ class Combat(models.Model):
         verbose_name=_("settlement of the zombies"),
     )
     distance_m = models.FloatField(_("distance (m)"), default=0)
+    route_roll = models.OneToOneField(
+        "mundo.WorldRoll",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="combat",
+        verbose_name=_("route check of the zombies"),
+    )
+    turn_hours = models.PositiveSmallIntegerField(
+        _("hours per turn"),
+        null=True,
+        blank=True,
+        help_text=_("Real hours the players have to declare each turn; empty: no deadline."),
+    )
+    turn_started_at = models.DateTimeField(_("turn started at"), default=timezone.now)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -61,7 +82,11 @@ class Combat(models.Model):
         verbose_name_plural = _("combats")
         ordering = ["scene", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(distance_m__gte=0), name="combat_distance_gte_0")
+            models.CheckConstraint(condition=Q(distance_m__gte=0), name="combat_distance_gte_0"),
+            models.CheckConstraint(
+                condition=Q(turn_hours__isnull=True) | Q(turn_hours__gte=1, turn_hours__lte=720),
+                name="combat_turn_hours_1_720",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -70,6 +95,18 @@ class Combat(models.Model):
     @property
     def is_open(self) -> bool:
         return self.state == self.State.OPEN
+
+    @property
+    def deadline(self) -> datetime.datetime | None:
+        """When the current turn's declarations close (aware datetime), or None."""
+        if not self.turn_hours:
+            return None
+        return self.turn_started_at + datetime.timedelta(hours=self.turn_hours)
+
+    def deadline_passed(self, now: datetime.datetime | None = None) -> bool:
+        """True when the turn has a deadline and it is past (``now``: default the clock)."""
+        deadline = self.deadline
+        return deadline is not None and (now or timezone.now()) >= deadline
 
 
 class Combatant(models.Model):
@@ -175,14 +212,14 @@ class Declaration(models.Model):
 class CombatTurn(models.Model):
     """A resolved turn: written once per (combat, number) — the database refuses a second one.
     ``log`` is the engine's record of the turn (every roll as a dict, who died, who was bitten,
-    zombies killed); ``rolls`` the ids of the ledger rows, in the order of ``log``; ``post`` the
-    narrated summary in the scene. Source: RULES.md R20, R21."""
+    zombies killed); its ledger rows are ``turn_rolls`` (``CombatTurnRoll``, in the order of
+    ``log``; ``roll_ids`` lists them); ``post`` the narrated summary in the scene.
+    Source: RULES.md R20, R21."""
 
     combat = models.ForeignKey(Combat, on_delete=models.CASCADE, related_name="turns")
     number = models.PositiveSmallIntegerField(_("turn"))
     day = models.PositiveIntegerField(_("in-game day"))
     log = models.JSONField(_("record"), default=dict)
-    rolls = models.JSONField(_("rolls"), default=list)
     post = models.ForeignKey(
         "escenas.Post", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -201,6 +238,36 @@ class CombatTurn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.combat} · {self.number}"
+
+    @property
+    def roll_ids(self) -> list[int]:
+        """The ids of the turn's rolls in draw order (prefetch ``turn_rolls`` to save a query)."""
+        return [link.roll_id for link in self.turn_rolls.all()]
+
+
+class CombatTurnRoll(models.Model):
+    """One roll of the ledger made by a resolved turn, at ``position`` in the turn's draw order
+    (a roll belongs to at most one turn). A real relation, so a campaign's export and import
+    (``partida.archive``) remap it like every other foreign key. Source: RULES.md R19–R21."""
+
+    turn = models.ForeignKey(CombatTurn, on_delete=models.CASCADE, related_name="turn_rolls")
+    roll = models.OneToOneField(
+        "personajes.Roll", on_delete=models.PROTECT, related_name="combat_turn_roll"
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("roll of a combat turn")
+        verbose_name_plural = _("rolls of combat turns")
+        ordering = ["turn", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["turn", "position"], name="combat_turn_roll_position_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.turn} · {self.position}"
 
 
 class MedicineCure(models.Model):

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from escenas.combat_models import Combat, CombatTurn
+from escenas.combat_models import Combat, CombatTurn, CombatTurnRoll
 from escenas.models import Post, PostRoll, Scene
 from escenas.rendering import render_markdown
 from escenas.tasks import notify_posts
@@ -148,7 +148,8 @@ def _ledger_rows(campaign: Campaign, master: User, record: Any) -> list[LedgerRo
 
 
 def turn_write(combat: Combat, campaign: Campaign, master: User, record: Any) -> CombatTurn:
-    """The rolls (one INSERT), the summary post with them attached, the turn row."""
+    """The rolls (one INSERT), the summary post with them attached, the turn row and its
+    links to the rolls (``CombatTurnRoll``, in draw order)."""
     day = campaign.current_day
     rows = _ledger_rows(campaign, master, record)
     rolls_record_bulk(Roll, campaign=campaign, day=day, rows=rows)
@@ -189,7 +190,7 @@ def turn_write(combat: Combat, campaign: Campaign, master: User, record: Any) ->
         last_post_at=now
     )
     notify_posts([post.pk, *(d.pk for d in diary)])
-    return CombatTurn.objects.create(
+    turn = CombatTurn.objects.create(
         combat=combat,
         number=number,
         day=day,
@@ -199,10 +200,13 @@ def turn_write(combat: Combat, campaign: Campaign, master: User, record: Any) ->
             "dead": sorted(record.dead),
             "bitten": sorted(record.bitten),
         },
-        rolls=roll_ids,
         post=post,
         resolved_by=master,
     )
+    CombatTurnRoll.objects.bulk_create(
+        [CombatTurnRoll(turn=turn, roll_id=rid, position=i) for i, rid in enumerate(roll_ids)]
+    )
+    return turn
 
 
 def _diary_posts(

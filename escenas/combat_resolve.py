@@ -30,7 +30,7 @@ from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from escenas.combat import _lock_combat, assign_victims, weapon_from_json
+from escenas.combat import _aim_locked, _lock_combat, assign_victims, weapon_from_json
 from escenas.combat_models import Combat, Combatant, CombatTurn, Declaration
 from escenas.combat_post import LedgerDice, turn_write
 from mundo.access import require_master
@@ -120,13 +120,24 @@ def turn_rng(campaign: Campaign, key: list[int]) -> np.random.Generator:
     return make_rng(campaign.entropy_int, key)
 
 
-def turn_resolve(*, combat: Combat, master: User, turn: int | None = None) -> CombatTurn:
+def turn_resolve(
+    *,
+    combat: Combat,
+    master: User,
+    turn: int | None = None,
+    aims: Sequence[tuple[Combatant, Combatant]] = (),
+) -> CombatTurn:
     """The master resolves the current turn (``turn``, when given, must be it: a stale page
-    asking again for a resolved turn is refused). Returns the stored ``CombatTurn``.
+    asking again for a resolved turn is refused). ``aims``: ``(zombie, human)`` pairs sent for
+    those humans first (``escenas.combat.zombies_aim``). With a deadline (``turn_hours``) the
+    turn resolves before it only once every living character has declared (NPCs are the
+    master's); after it, whoever did not declare defends only. Returns the stored
+    ``CombatTurn``.
 
     Raises ServiceError: not the master; the fight is over; the turn is already resolved
-    ("idempotent": nothing is rolled twice); an engine refusal (worded by
-    ``nucleo.rules_errors``). Source: RULES.md R13, R17, R19–R21.
+    ("idempotent": nothing is rolled twice); players still to declare before the deadline
+    (code ``waiting``); a bad aim; an engine refusal (worded by ``nucleo.rules_errors``).
+    Source: RULES.md R13, R17, R19–R21.
     """
     with campaign_lock(combat.campaign_id) as campaign:
         require_master(campaign, master, _("Only the campaign's master can resolve a turn."))
@@ -141,9 +152,33 @@ def turn_resolve(*, combat: Combat, master: User, turn: int | None = None) -> Co
             raise ServiceError(
                 _("Turn %(turn)d is already resolved.") % {"turn": locked.turn}, code="resolved"
             )
+        _check_deadline(locked)
+        _aim_locked(locked, list(aims))
         # The summary is stored words (a post's text is its record), in the site's language.
         with translation.override(settings.LANGUAGE_CODE):
             return _resolve_locked(locked, campaign, master)
+
+
+def _check_deadline(combat: Combat) -> None:
+    """Before the turn's deadline, refuse while a living character has not declared."""
+    if combat.deadline is None or combat.deadline_passed():
+        return
+    declared = Declaration.objects.filter(combat=combat, turn=combat.turn).values("combatant")
+    waiting = list(
+        combat.combatants.filter(side=Combatant.Side.CHARACTER, alive=True)
+        .exclude(pk__in=declared)
+        .order_by("position", "pk")
+        .values_list("name", flat=True)
+    )
+    if waiting:
+        raise ServiceError(
+            _(
+                "Waiting on %(names)s until the turn's deadline: resolve when everyone has "
+                "declared or the deadline has passed."
+            )
+            % {"names": ", ".join(waiting)},
+            code="waiting",
+        )
 
 
 def _resolve_locked(combat: Combat, campaign: Campaign, master: User) -> CombatTurn:
@@ -474,7 +509,8 @@ def _apply(
     if combat.kind == Combat.Kind.HUMANS and len(humans) < 2:
         over = True
     combat.turn += 1
+    combat.turn_started_at = timezone.now()
     if over:
         combat.state = Combat.State.FINISHED
-        combat.finished_at = timezone.now()
-    combat.save(update_fields=["turn", "state", "finished_at"])
+        combat.finished_at = combat.turn_started_at
+    combat.save(update_fields=["turn", "turn_started_at", "state", "finished_at"])

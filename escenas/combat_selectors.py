@@ -55,6 +55,11 @@ class CombatView:
         return [h.row for h in self.humans if h.row.alive and h.declaration is None]
 
     @property
+    def deadline_passed(self) -> bool:
+        """The turn has a deadline and it is past: the master may resolve now."""
+        return self.combat.deadline_passed()
+
+    @property
     def standing_zombies(self) -> int:
         return sum(1 for z in self.zombies if z.alive)
 

@@ -14,16 +14,22 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from escenas import access as scene_access
 from escenas import combat, combat_forms, combat_resolve, medicine
+from escenas import combat_odds as combat_odds_service
 from escenas.combat_models import Combat, Combatant
 from escenas.combat_selectors import access_combat, combat_views
+from escenas.models import Scene
+from mundo.access import access_campaign
+from mundo.models import WorldRoll
 from nucleo.errors import ServiceError
+from personajes.access import access_character, can_see_private
 from personajes.models import Character
 
 PANEL_TEMPLATE = "escenas/combat_panel.html"
@@ -45,7 +51,10 @@ def panel_context(access: scene_access.SceneAccess) -> dict[str, Any]:
         "sick": [c for c in scene.participants.all() if c.is_alive and c.disease_day > 0],
     }
     if access.is_master and scene.kind == scene.Kind.STORY:
-        context["open_form"] = combat_forms.CombatOpenForm(campaign=scene.campaign)
+        context["open_form"] = combat_forms.CombatOpenForm(
+            campaign=scene.campaign,
+            characters=[c for c in scene.participants.all() if c.is_alive],
+        )
         context["add_form"] = combat_forms.CombatantsAddForm(campaign=scene.campaign)
     return context
 
@@ -91,11 +100,15 @@ def _form_error(form: Any) -> str:
 def combat_open(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master opens a fight in the scene with its living characters (and zombies)."""
     access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
-    form = combat_forms.CombatOpenForm(request.POST, campaign=access.scene.campaign)
+    living = [c for c in access.scene.participants.all() if c.is_alive]
+    form = combat_forms.CombatOpenForm(
+        request.POST, campaign=access.scene.campaign, characters=living
+    )
     if not form.is_valid():
         return _answer(request, access, _form_error(form))
     data = form.cleaned_data
 
+    @transaction.atomic  # the fight and its zombies, or nothing
     def write() -> None:
         fight = combat.combat_open(
             scene=access.scene,
@@ -104,10 +117,16 @@ def combat_open(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             title=data["title"],
             settlement=data["settlement"],
             distance_m=float(data["distance_m"] or 0),
-            characters=[c for c in access.scene.participants.all() if c.is_alive],
+            characters=living,
+            turn_hours=data["turn_hours"],
         )
         if data["zombies"]:
-            combat.combatants_add(combat=fight, master=request.user, zombies=data["zombies"])
+            victim = None
+            if data["victim"] is not None:
+                victim = fight.combatants.filter(character_id=data["victim"]).first()
+            combat.combatants_add(
+                combat=fight, master=request.user, zombies=data["zombies"], victim=victim
+            )
 
     return _run(request, access, write)
 
@@ -183,13 +202,17 @@ def turn_resolve(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     form = combat_forms.TurnForm(request.POST)
     if not form.is_valid():
         return _answer(request, access, _form_error(form))
-    return _run(
-        request,
-        access,
-        lambda: combat_resolve.turn_resolve(
-            combat=fight, master=request.user, turn=form.cleaned_data["turn"]
-        ),
-    )
+    data = form.cleaned_data
+
+    def write() -> None:
+        aims = []
+        if data["zombie"] is not None and data["victim"] is not None:
+            zombie, victim = _combatant(fight, data["zombie"]), _combatant(fight, data["victim"])
+            assert zombie is not None and victim is not None
+            aims.append((zombie, victim))
+        combat_resolve.turn_resolve(combat=fight, master=request.user, turn=data["turn"], aims=aims)
+
+    return _run(request, access, write)
 
 
 @login_required
@@ -250,6 +273,25 @@ def post_declaration(data: Any, access: scene_access.SceneAccess) -> dict[str, A
     }
 
 
+def post_amputation(data: Any, access: scene_access.SceneAccess) -> dict[str, Any] | None:
+    """The amputation try the post form carries (``combat_amputate`` = "<fight id>:<patient
+    combatant id>", ``combat_healer`` a character id), as ``escenas.medicine.amputation_try``'s
+    arguments; None without one. Raises ServiceError for a fight, patient or healer that is
+    not this scene's."""
+    chosen = str(data.get("combat_amputate") or "")
+    if not chosen:
+        return None
+    fight_id, _sep, patient_id = chosen.partition(":")
+    fight = Combat.objects.filter(scene=access.scene, pk=_int(fight_id) or 0).first()
+    if fight is None:
+        raise ServiceError(_("That fight is not in this scene."))
+    patient = _combatant(fight, _int(patient_id) or 0)
+    healer = next((c for c in access.characters if c.pk == _int(data.get("combat_healer"))), None)
+    if healer is None:
+        raise ServiceError({"healer": _("Choose a healer present in the scene.")})
+    return {"combat": fight, "patient": patient, "healer": healer}
+
+
 @login_required
 @require_POST
 def medicine_cure(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
@@ -271,3 +313,108 @@ def medicine_cure(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         )
 
     return _run(request, access, write)
+
+
+@login_required
+def combat_from_route(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master opens a fight against the zombies an R18 route check met: GET chooses the
+    story scene, POST opens it there (``escenas.combat.combat_open_from_route``) and goes to
+    the scene's panel. Only the campaign's master (404 otherwise). Source: RULES.md R18, R20."""
+    campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
+    roll = WorldRoll.objects.filter(
+        campaign=campaign, pk=_int(pk) or 0, kind=WorldRoll.Kind.ROUTE
+    ).first()
+    if roll is None:
+        raise Http404("No such route check")
+    scenes = list(
+        Scene.objects.filter(campaign=campaign, kind=Scene.Kind.STORY).order_by("-pk")[:100]
+    )
+    error = None
+    if request.method == "POST":
+        scene = next((s for s in scenes if s.pk == _int(request.POST.get("scene"))), None)
+        try:
+            if scene is None:
+                raise ServiceError(_("Choose a story scene of this campaign."))
+            combat.combat_open_from_route(scene=scene, master=request.user, route_roll=roll)
+        except ServiceError as exc:
+            error = " ".join(exc.messages)
+        else:
+            return redirect(scene.get_absolute_url() + "#combat")
+    context = {
+        "campaign": campaign,
+        "roll": roll,
+        "met": int((roll.result or {}).get("zombies_met") or 0),
+        "scenes": scenes,
+        "taken": Combat.objects.filter(route_roll=roll).select_related("scene").first(),
+        "error": error,
+    }
+    return render(request, "escenas/combat_from_route.html", context, status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def medicine_cure_sheet(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A Medicina cure try from the sick character's sheet (R12): its player or the master
+    chooses one of their living characters as the healer; once per in-game day per patient.
+    The outcome (or the refusal) is a message on the sheet. Source: RULES.md R12."""
+    patient = access_character(request.user, pk).character
+    if patient.campaign.slug != slug or not can_see_private(patient, request.user):
+        raise Http404("No such character")
+    healer = Character.objects.filter(
+        campaign=patient.campaign, pk=_int(request.POST.get("healer")) or 0
+    ).first()
+    try:
+        if healer is None:
+            raise ServiceError(_("Choose a healer of this campaign."))
+        cure = medicine.medicine_cure(patient=patient, healer=healer, user=request.user)
+    except ServiceError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        dice = ", ".join(str(d) for d in cure.roll.dice)
+        text = (
+            _("Medicina of %(healer)s [%(dice)s]: %(name)s is cured.")
+            if cure.cured
+            else _("Medicina of %(healer)s [%(dice)s]: %(name)s is still sick.")
+        )
+        messages.success(
+            request, text % {"healer": healer.name, "dice": dice, "name": patient.name}
+        )
+    return redirect(patient.get_absolute_url())
+
+
+@login_required
+@require_GET
+def combat_odds(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The master's odds page for the scene's living characters before a fight
+    (``escenas.combat_odds.scene_odds``): chance to kill them all, to be bitten, infected,
+    dead within K turns, with their 95 % intervals, per character too, and the exact one-zombie
+    one-turn values beside. Only the master (404 otherwise). Source: RULES.md R13, R20."""
+    access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
+    scene = access.scene
+    standing = next((v.standing_zombies for v in combat_views(access) if v.combat.is_open), 0)
+    form = combat_forms.OddsForm(
+        request.GET if "zombies" in request.GET else None,
+        initial={"zombies": max(1, min(standing, 100)) if standing else 3},
+    )
+    odds, error = None, None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            odds = combat_odds_service.scene_odds(
+                campaign=scene.campaign,
+                characters=list(scene.participants.all()),
+                zombies=data["zombies"],
+                turns=data["turns"],
+                simulations=data["simulations"],
+                seed=data["seed"],
+            )
+        except ServiceError as exc:
+            error = " ".join(exc.messages)
+    context = {
+        "campaign": scene.campaign,
+        "scene": scene,
+        "form": form,
+        "odds": odds,
+        "error": error,
+    }
+    return render(request, "escenas/combat_odds.html", context, status=400 if error else 200)

@@ -74,6 +74,14 @@ def amputation_try(*, combat: Combat, patient: Combatant, healer: Character, use
     with campaign_lock(combat.campaign_id) as campaign:
         row = lock_row(Combatant.objects.select_related("character"), patient.pk)
         if row.combat_id != combat.pk or not row.amputation_open:
+            if row.combat_id == combat.pk and (row.infected or row.amputated):
+                raise ServiceError(
+                    _(
+                        "The one amputation try for %(name)s is over: it is offered only "
+                        "right after the bite (R13)."
+                    )
+                    % {"name": row.name}
+                )
             raise ServiceError(
                 _("There is no amputation to try for %(name)s.") % {"name": row.name}
             )

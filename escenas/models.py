@@ -409,6 +409,7 @@ from escenas.combat_models import (  # noqa: E402
     Combat,
     Combatant,
     CombatTurn,
+    CombatTurnRoll,
     Declaration,
     MedicineCure,
 )
@@ -416,6 +417,7 @@ from escenas.combat_models import (  # noqa: E402
 __all__ = [
     "Combat",
     "CombatTurn",
+    "CombatTurnRoll",
     "Combatant",
     "Declaration",
     "Draft",

@@ -1,6 +1,6 @@
 """Search the posts of a campaign like a forum does: ranked full-text search with highlighted
 excerpts on PostgreSQL (the ``partida_es`` configuration: Spanish stemming over ``unaccent``,
-GIN-indexed, migration 0006), a simpler fallback on SQLite that still folds case and accents
+GIN-indexed, migration 0009), a simpler fallback on SQLite that still folds case and accents
 (``SÓLO`` finds ``sólo``), and filters by author, character, scene, day range and "has a roll".
 
 Never shows what the reader may not read: the scenes and posts are those of
@@ -31,7 +31,7 @@ SEARCH_RESULTS = 50
 """Most search results shown (ranked best first on PostgreSQL, newest first on SQLite)."""
 
 CONFIG = "partida_es"
-"""The PostgreSQL text search configuration made by migration 0006 (spanish + unaccent)."""
+"""The PostgreSQL text search configuration made by migration 0009 (spanish + unaccent)."""
 
 # Sentinels around the matched words in PostgreSQL's headline: the excerpt is escaped as text
 # first, then they become <mark>, so nothing of the post's source reaches the page as HTML.
@@ -95,7 +95,7 @@ def _substring(posts: QuerySet[Post], words: str, folding: str) -> list[SearchHi
     """Posts whose folded text contains the folded words, newest first. ``folding`` is the SQL
     function that folds: ``unaccent`` (then lower-cased) on PostgreSQL, ``partida_fold`` on
     SQLite (``nucleo.apps``)."""
-    folded = Func(F("body"), function=folding, output_field=TextField())
+    folded: Func = Func(F("body"), function=folding, output_field=TextField())
     if folding == "unaccent":
         folded = Lower(folded)
     rows = posts.alias(folded=folded).filter(folded__contains=fold(words))
@@ -146,7 +146,7 @@ def _full_text(posts: QuerySet[Post], words: str) -> list[SearchHit]:
         .filter(matches=query)
         .order_by("-rank", "-id")[:SEARCH_RESULTS]
     )
-    return [SearchHit(p, _marked(p.headline)) for p in rows]  # type: ignore[attr-defined]
+    return [SearchHit(p, _marked(p.headline)) for p in rows]
 
 
 def _marked(headline: str) -> SafeString:

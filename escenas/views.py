@@ -28,7 +28,7 @@ from escenas import access as scene_access
 from escenas import combat, forms, joining, notifications, scenes, selectors, services, stash
 from escenas import search as post_search
 from escenas.combat_selectors import combat_views
-from escenas.combat_views import panel_context, post_declaration
+from escenas.combat_views import panel_context, post_amputation, post_declaration
 from escenas.models import RollRequest, Scene
 from mundo import charts
 from mundo.access import access_campaign
@@ -269,7 +269,8 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     elif form.is_valid():
         try:
             declaration = post_declaration(request.POST, access)
-            if declaration is None:
+            amputation = post_amputation(request.POST, access)
+            if declaration is None and amputation is None:
                 post, _created = services.post_create(
                     access=access, author=request.user, **form.service_kwargs()
                 )
@@ -279,6 +280,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                     author=request.user,
                     post_kwargs=form.service_kwargs(),
                     declaration=declaration,
+                    amputation=amputation,
                 )
         except ServiceError as exc:
             add_service_errors(form, exc)

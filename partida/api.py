@@ -37,6 +37,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 import mundo.converters  # noqa: F401 — registers <id:…>
 from escenas import api as escenas_api
 from escenas import api_combat as escenas_api_combat
+from escenas import api_combat_write as escenas_api_combat_write
 from escenas import api_joining as escenas_api_joining
 from escenas import api_rolls as escenas_api_rolls
 from mundo import api as mundo_api
@@ -286,8 +287,28 @@ urlpatterns = [
     path("scenes/<id:pk>/posts/", escenas_api.ScenePostListView.as_view(), name="scene-posts"),
     path(
         "scenes/<id:pk>/combats/",
-        escenas_api_combat.SceneCombatListView.as_view(),
+        escenas_api_combat_write.SceneCombatsView.as_view(),
         name="scene-combats",
+    ),
+    path(
+        "scenes/<id:pk>/cures/",
+        escenas_api_combat_write.SceneCureView.as_view(),
+        name="scene-cures",
+    ),
+    path(
+        "combats/<id:pk>/combatants/",
+        escenas_api_combat_write.CombatantsAddView.as_view(),
+        name="combat-combatants",
+    ),
+    path(
+        "combats/<id:pk>/turns/",
+        escenas_api_combat_write.TurnResolveView.as_view(),
+        name="combat-turns",
+    ),
+    path(
+        "combats/<id:pk>/amputations/",
+        escenas_api_combat_write.AmputationView.as_view(),
+        name="combat-amputations",
     ),
     path("combats/<id:pk>/", escenas_api_combat.CombatDetailView.as_view(), name="combat-detail"),
     path(

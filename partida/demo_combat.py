@@ -3,8 +3,9 @@
 - «La primera visita» (finished): a lone zombie at the pumps; Lucía attacks it, the master
   resolves the turn (its summary post shows every die) and ends the fight whatever the dice said
   (a first turn cannot bite: a zombie grabs before it bites).
-- «En el taller» (in progress, turn 1): two zombies, one holds Tomás; Lucía has declared.
-  The grab is set as the demo's starting position, not rolled.
+- «En el taller» (in progress, turn 1): two zombies, one holds Tomás; Lucía has declared; the
+  players have 48 h of real time per turn (the panel shows the deadline). The grab is set as
+  the demo's starting position, not rolled.
 
 Found by title, so loading the demo twice adds nothing. No settlement: the demo's 170 zombies
 stay 170. Source: RULES.md R20.
@@ -20,6 +21,7 @@ from personajes.models import Character
 
 FINISHED_TITLE = "La primera visita"
 OPEN_TITLE = "En el taller"
+OPEN_TURN_HOURS = 48
 
 
 def load(story: Scene, *, master: Any, lucia: Character, tomas: Character) -> None:
@@ -54,7 +56,7 @@ def _finished(story: Scene, *, master: Any, lucia: Character) -> None:
 def _in_progress(story: Scene, *, master: Any, lucia: Character, tomas: Character) -> None:
     fight = combat.combat_open(
         scene=story, master=master, kind=Combat.Kind.ZOMBIES, title=OPEN_TITLE,
-        characters=[lucia, tomas],
+        characters=[lucia, tomas], turn_hours=OPEN_TURN_HOURS,
     )  # fmt: skip
     combat.combatants_add(combat=fight, master=master, zombies=2)
     on_tomas = Combatant.objects.filter(combat=fight, side="zombie", victim__character=tomas)

@@ -355,6 +355,7 @@ SPECTACULAR_SETTINGS = {
         "VoiceEnum": "escenas.models.Post.Voice",
         "MovementActionEnum": "personajes.api_movements.MOVEMENT_ACTIONS",
         "DeclarationActionEnum": "escenas.combat_models.Declaration.Action",
+        "CombatKindEnum": "escenas.combat_models.Combat.Kind",
     },
 }
 

@@ -235,6 +235,13 @@ def _detail_context(
             "changes": _recent_changes(character),
             **supplies_context(access),
         }
+        if character.is_alive and character.disease_day > 0:  # the Medicina cure (R12)
+            healers = Character.objects.filter(
+                campaign=character.campaign, status__in=Character.LIVING_STATUSES
+            )
+            if not is_master:
+                healers = healers.filter(player_id=access.viewer.user.pk)
+            context["healers"] = list(healers.order_by("name"))
     return context
 
 

@@ -66,8 +66,8 @@ def test_humans_act_first_a_killed_zombie_never_grabs(monkeypatch, fight, master
     z1.refresh_from_db(), z2.refresh_from_db()
     assert not z1.alive and z2.alive and not z2.grabbing
     assert turn.log["killed_zombies"] == [z1.pk]
-    assert Roll.objects.filter(pk__in=turn.rolls).count() == 3
-    rolls = list(Roll.objects.filter(pk__in=turn.rolls).order_by("pk"))
+    assert Roll.objects.filter(pk__in=turn.roll_ids).count() == 3
+    rolls = list(Roll.objects.filter(pk__in=turn.roll_ids).order_by("pk"))
     assert [r.dice for r in rolls] == [[10], [1, 99, 99], [90]]
     assert [r.kind for r in rolls] == ["action", "action", "event"]
     assert rolls[0].trait_name == "Pelea" and rolls[0].effective_threshold == 60
@@ -88,7 +88,7 @@ def test_grab_then_escape(monkeypatch, fight, master):
 def test_a_non_declaring_character_does_not_attack(monkeypatch, fight, master):
     zombies(fight, master, 1)
     turn = resolve(monkeypatch, fight, master, [90])  # only the zombie's grab
-    assert len(turn.rolls) == 1
+    assert len(turn.roll_ids) == 1
 
 
 def test_failed_escape_then_bite_infects_and_opens_the_amputation(
@@ -170,7 +170,7 @@ def test_amputation_success_cures_and_is_offered_once(monkeypatch, fight, master
     assert char_a.infection_day == 0 and char_a.infection_duration == 0
     assert len(char_a.amputations) == 1
     assert victim.amputated and not victim.infected and not victim.amputation_open
-    with pytest.raises(ServiceError, match="No hay amputación"):
+    with pytest.raises(ServiceError, match="solo se ofrece justo después del mordisco"):
         medicine.amputation_try(combat=fight, patient=victim, healer=char_a, user=char_a.player)
 
 
@@ -221,7 +221,7 @@ def test_one_summary_post_per_turn_with_every_roll(monkeypatch, fight, master):
     turn = resolve(monkeypatch, fight, master, [10, 90])
     post = Post.objects.get(pk=turn.post_id)
     assert post.scene_id == fight.scene_id and post.by_master
-    assert sorted(post.post_rolls.values_list("roll_id", flat=True)) == sorted(turn.rolls)
+    assert sorted(post.post_rolls.values_list("roll_id", flat=True)) == sorted(turn.roll_ids)
     assert "Agarrar" in post.body and "10" in post.body
 
 
@@ -255,10 +255,10 @@ def test_every_stored_combat_roll_is_reproduced_by_its_key(fight, master, char_a
     zombies(fight, master, 3, grabbing=True)
     combat.combatants_add(combat=fight, master=master, zombies=2)
     turn = combat_resolve.turn_resolve(combat=fight, master=master)
-    rolls = list(Roll.objects.filter(pk__in=turn.rolls))
+    rolls = list(Roll.objects.filter(pk__in=turn.roll_ids))
     # Real dice, so how many depends on them: at least her escape from one zombie and the bites
     # of the two others holding her (a fight of 3 holding + 2 free zombies makes 3 to 8 rolls).
-    assert len(rolls) == len(turn.rolls) >= 3
+    assert len(rolls) == len(turn.roll_ids) >= 3
     entropy = fight.campaign.entropy_int
     for roll in rolls:
         assert roll.generator_key[1] == RollPurpose.COMBAT

@@ -80,6 +80,7 @@ def test_the_demo_round_trips_row_for_row_and_file_for_file(demo):
         "personajes.character", "personajes.traitvalue",
         "personajes.inventoryitem", "personajes.roll", "personajes.diaryentry",
         "escenas.scene", "escenas.post", "escenas.postroll", "escenas.rollrequest",
+        "escenas.combat", "escenas.combatant", "escenas.combatturn", "escenas.combatturnroll",
     ):  # fmt: skip
         assert counts[label] > 0, (label, counts)
     assert "mundo.invitation" not in counts and "partida.apitoken" not in counts
@@ -169,3 +170,35 @@ def test_times_keep_their_microseconds(demo):
     result = archive.campaign_import(io.BytesIO(data), slug="valle-gris-copia")
     copy = Post.objects.get(pk=result.pk_map["escenas.post"][post.pk])
     assert copy.created_at == exact
+
+
+def test_a_fights_turn_rolls_follow_the_import(demo):
+    # The demo's finished fight: each turn's rolls, in draw order, become the copy's own rolls
+    # (new ids, same dice and keys), not the original campaign's.
+    from escenas.models import CombatTurn
+
+    def turns_of(campaign):
+        turns = CombatTurn.objects.filter(combat__campaign=campaign).order_by("combat", "number")
+        return [
+            (
+                t.number,
+                [
+                    (r.roll.pk, r.roll.campaign_id, r.roll.dice, r.roll.generator_key)
+                    for r in t.turn_rolls.select_related("roll").order_by("position")
+                ],
+            )
+            for t in turns
+        ]
+
+    before = turns_of(demo)
+    assert before and all(rolls for _n, rolls in before)
+    data, _document = exported(demo)
+    copy = archive.campaign_import(io.BytesIO(data), slug="valle-gris-copia").campaign
+    after = turns_of(copy)
+    assert [n for n, _r in after] == [n for n, _r in before]
+    for (_n, old), (_m, new) in zip(before, after, strict=True):
+        assert [(dice, key) for _pk, _c, dice, key in new] == [
+            (dice, key) for _pk, _c, dice, key in old
+        ]
+        assert {c for _pk, c, _d, _k in new} == {copy.pk}
+        assert not {pk for pk, *_ in new} & {pk for pk, *_ in old}

@@ -250,8 +250,9 @@ def test_demo_story_has_a_finished_fight_and_one_in_progress():
     story = Scene.objects.get(campaign__slug="valle-gris", kind="story")
     finished, running = Combat.objects.filter(scene=story).order_by("pk")
     assert finished.state == "finished" and running.state == "open" and running.turn == 1
+    assert running.turn_hours == 48 and finished.turn_hours is None
     turn = CombatTurn.objects.get(combat=finished)
-    assert turn.post.post_rolls.count() == len(turn.rolls) >= 1  # every die of the turn
+    assert turn.post.post_rolls.count() == len(turn.roll_ids) >= 1  # every die of the turn
     tomas = running.combatants.get(character__name="Tomás Vidal")
     assert tomas.attackers.filter(grabbing=True).count() == 1
     (declared,) = Declaration.objects.filter(combat=running)

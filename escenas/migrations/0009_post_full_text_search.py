@@ -39,5 +39,5 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("escenas", "0005_notification_muted_campaigns")]
+    dependencies = [("escenas", "0008_combat_from_route_check")]
     operations = [migrations.RunPython(forward, backward, elidable=False)]
