@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter, get_adapter
+from allauth.account.internal import flows
 from allauth.core import context as allauth_context
 from allauth.core.internal import ratelimit
 from django import forms
@@ -23,17 +24,21 @@ from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.sites.shortcuts import get_current_site
 from django.core.cache import cache
+from django.core.mail import EmailMultiAlternatives
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.html import strip_tags
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods
 
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
+from nucleo.mail import message_new, outbox_enqueue
 from partida import account_services
+from partida.accounts_signup import TAKEN_USERNAME_ATTR
 
 LOGIN_FAILED = "login_failed"
 SITE_NAME = "Partida"
@@ -68,10 +73,49 @@ class AccountAdapter(DefaultAccountAdapter):
     """
 
     def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
-        """allauth's mails, signed "Partida" rather than with the request's host name."""
-        site = get_current_site(allauth_context.request)
+        """allauth's mails (verification codes, password reset, e-mail change, notices),
+        signed "Partida" rather than with the request's host name, rendered by allauth and
+        saved to our outbox (``nucleo.mail``: sent at least once, after the commit, retried
+        on failure), their subject and headers made safe by ``header_text``."""
+        request = allauth_context.request
+        site = get_current_site(request)
         site.name = SITE_NAME
-        super().send_mail(template_prefix, email, {"current_site": site, **context})
+        ctx = {"request": request, "email": email, "current_site": site, **context}
+        rendered = self.render_mail(template_prefix, email, ctx)
+        html = ""
+        if isinstance(rendered, EmailMultiAlternatives):
+            html = next(
+                (str(body) for body, mime in rendered.alternatives if mime == "text/html"), ""
+            )
+        text = str(rendered.body)
+        if rendered.content_subtype == "html":
+            html, text = text, strip_tags(text)
+        outbox_enqueue(
+            [
+                message_new(
+                    to=email,
+                    subject=str(rendered.subject),
+                    body_text=text,
+                    body_html=html,
+                    headers={k: str(v) for k, v in rendered.extra_headers.items()},
+                    topic=f"account:{template_prefix.rsplit('/', 1)[-1]}"[:64],
+                )
+            ]
+        )
+
+    def send_account_already_exists_mail(self, email: str) -> None:
+        """allauth's "the account already exists" mail, or, when the sign-up failed on a taken
+        username (``partida.accounts_signup``), the mail that says so and links the sign-up."""
+        username = getattr(allauth_context.request, TAKEN_USERNAME_ATTR, None)
+        if username is None:
+            super().send_account_already_exists_mail(email)
+            return
+        signup_url = flows.signup.get_signup_url(allauth_context.request)
+        self.send_mail(
+            "account/email/username_taken",
+            email,
+            {"username": username, "signup_url": signup_url},
+        )
 
     def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
         login = str(credentials.get("email") or credentials.get("username") or "").strip()

@@ -182,6 +182,8 @@ ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_PREVENT_ENUMERATION = True  # password reset and sign-up answer alike for any address
+# ... and for any username (allauth's covers e-mails only): partida.accounts_signup.
+ACCOUNT_FORMS = {"signup": "partida.accounts_signup.SignupForm"}
 ACCOUNT_CHANGE_EMAIL = True  # one address per account; changing it verifies the new one
 ACCOUNT_LOGOUT_ON_GET = False
 # Changing the e-mail asks for the password again unless it was typed in the last 5 minutes
