@@ -4,7 +4,8 @@ allauth does sign-up (e-mail verified by a code typed in the same tab, so ``next
 invitation link — survives), sign-in by username or e-mail, sign-out, password change and
 reset, and e-mail change (settings: ``ACCOUNT_*``). ``AccountAdapter`` counts wrong passwords
 per account, however the account is named, and says when to try again. The pages here: the
-download of one's own data and the deletion of one's account (``partida.account_services``).
+download of one's own data, the deletion of one's account, and the hand-over of a campaign one
+masters alone, which deletion waits for (``partida.account_services``).
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.html import strip_tags
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods
 
+from mundo.access import access_campaign
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from nucleo.mail import message_new, outbox_enqueue
@@ -209,4 +212,49 @@ def account_delete(request: HttpRequest) -> HttpResponse:
                 logout(request)
                 messages.success(request, account_services.deleted_message())
                 return redirect("mundo:campaign_list")
-    return render(request, "account/delete.html", {"form": form})
+    orphaned = account_services.campaigns_left_without_master(request.user)
+    return render(request, "account/delete.html", {"form": form, "orphaned": orphaned})
+
+
+class HandOverForm(forms.Form):
+    """The member who becomes the campaign's master (a choice among its other members)."""
+
+    to_user = forms.TypedChoiceField(label=gettext_lazy("New master"), coerce=int)
+
+    def __init__(self, *args: Any, candidates: list[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field: Any = self.fields["to_user"]
+        field.choices = [
+            (m.user_id, f"{m.user.get_username()} ({m.get_role_display()})") for m in candidates
+        ]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_hand_over(request: HttpRequest, slug: str) -> HttpResponse:
+    """GET: the form to hand a campaign I master to another of its members. POST ``to_user``
+    (a member's user id): they become master and I a player
+    (``account_services.campaign_hand_over``), then back to my account's deletion page.
+    404 unless I master the campaign."""
+    campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
+    candidates = account_services.hand_over_candidates(campaign, request.user)
+    form = HandOverForm(request.POST or None, candidates=candidates)
+    if request.method == "POST" and form.is_valid():
+        try:
+            new = account_services.campaign_hand_over(
+                campaign_id=campaign.pk, user=request.user, to_user_id=form.cleaned_data["to_user"]
+            )
+        except ServiceError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("«%(campaign)s» is now mastered by %(user)s.")
+                % {"campaign": campaign.name, "user": new.user.get_username()},
+            )
+            return redirect("account_delete")
+    return render(
+        request,
+        "account/hand_over.html",
+        {"form": form, "campaign": campaign, "candidates": candidates},
+    )

@@ -421,9 +421,54 @@ def test_the_only_master_of_a_campaign_with_players_cannot_delete(master, player
     client.force_login(master)
     response = client.post(reverse("account_delete"), {"password": "password"})
     assert response.status_code == 200
-    assert "Eres el único máster de «La Campaña»" in response.content.decode()
+    assert (
+        "Eres el único máster de «La Campaña», donde juegan otros: cédela"
+        in response.content.decode()
+    )
     master.refresh_from_db()
     assert master.is_active
+
+
+def test_the_only_master_hands_the_campaign_over_then_deletes(campaign, master, player_a):
+    client = Client()
+    client.force_login(master)
+    page = client.get(reverse("account_delete")).content.decode()
+    hand_over_url = reverse("campaign_hand_over", args=[campaign.slug])
+    assert f'href="{hand_over_url}"' in page
+    assert "Cede cada una a otro miembro antes de borrar tu cuenta" in page
+
+    form = client.get(hand_over_url)
+    assert form.status_code == 200
+    assert [c[0] for c in form.context["form"].fields["to_user"].choices] == [player_a.pk]
+    response = client.post(hand_over_url, {"to_user": player_a.pk})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("account_delete")
+    roles = dict(Membership.objects.filter(campaign=campaign).values_list("user__username", "role"))
+    assert roles == {"master": "player", "alicia": "master"}
+
+    assert client.post(reverse("account_delete"), {"password": "password"}).status_code == 302
+    master.refresh_from_db()
+    assert not master.is_active
+
+
+def test_a_campaign_is_handed_only_to_one_of_its_members(campaign, master, player_a, outsider):
+    client = Client()
+    client.force_login(master)
+    url = reverse("campaign_hand_over", args=[campaign.slug])
+    for bad in (outsider.pk, master.pk, "x"):
+        response = client.post(url, {"to_user": bad})
+        assert response.status_code == 200
+        assert response.context["form"].errors["to_user"]
+    assert Membership.objects.get(campaign=campaign, user=master).role == "master"
+
+
+def test_only_a_master_sees_the_hand_over_page(campaign, master, player_a):
+    client = Client()
+    client.force_login(player_a)
+    url = reverse("campaign_hand_over", args=[campaign.slug])
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"to_user": player_a.pk}).status_code == 404
+    assert Membership.objects.get(campaign=campaign, user=master).role == "master"
 
 
 # --- e-mail change -----------------------------------------------------------------------------
