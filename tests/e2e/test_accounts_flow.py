@@ -16,8 +16,8 @@ def test_an_invited_visitor_signs_up_types_the_code_and_joins(
     browser,  # noqa: F811
 ):
     from mundo import services
-    from nucleo.models import OutboxMessage
     from mundo.models import Membership
+    from nucleo.models import OutboxMessage
     from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 
     campaign = CampaignFactory(slug="e2e-cuentas", name="Partida e2e")
