@@ -52,9 +52,7 @@ def tick_message(message: Mapping[str, Any]) -> str:
 
 def _counts(params: Mapping[str, Any]) -> dict[str, str]:
     """The three counts of a closed day, each with its plural (ngettext: "1 muerte")."""
-    characters, deaths, risen = (
-        int(params.get(k, 0)) for k in ("characters", "deaths", "risen")
-    )
+    characters, deaths, risen = (int(params.get(k, 0)) for k in ("characters", "deaths", "risen"))
     return {
         "characters": ngettext("%(n)s character", "%(n)s characters", characters)
         % {"n": characters},
