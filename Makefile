@@ -36,7 +36,6 @@ demo: install
 	@$(PY) manage.py migrate --noinput -v0
 	@$(PY) manage.py collectstatic --noinput -v0
 	@SITE_URL=$(SITE_URL) LOG_LEVEL=$${LOG_LEVEL:-WARNING} $(PY) manage.py cargar_demo --url $(SITE_URL)/
-	@echo "  (Ctrl-C stops it)"
 	@SITE_URL=$(SITE_URL) $(PY) manage.py runserver --noreload --skip-checks $(HOST):$(PORT) >/dev/null
 
 lint: install

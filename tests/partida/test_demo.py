@@ -332,7 +332,7 @@ def test_the_demo_prints_the_url_and_the_logins_last():
         "  bruno / partida-bruno  (jugador)",
         "  carla / partida-carla  (jugador)",
     ]
-    assert lines[-7] == "La demo se sirve en http://127.0.0.1:8001/"
+    assert lines[-7] == "La demo se sirve en http://127.0.0.1:8001/  (Ctrl-C la detiene)"
     assert "Subject:" not in out.getvalue()  # no e-mail on the console
     assert len(lines) < 40
 

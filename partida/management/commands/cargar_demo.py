@@ -239,7 +239,9 @@ class Command(BaseCommand):
         self._write_summary(campaign, characters)
         if options.get("url"):
             self.stdout.write("")
-            self.stdout.write(self.style.SUCCESS(f"La demo se sirve en {options['url']}"))
+            self.stdout.write(
+                self.style.SUCCESS(f"La demo se sirve en {options['url']}  (Ctrl-C la detiene)")
+            )
             self.stdout.write(f"  Los correos se guardan en {mail_destination()}")
         self._write_logins()
 
