@@ -4,6 +4,8 @@ PY       := $(VENV)/bin/python
 STAMP    := $(VENV)/.installed
 HOST     ?= 127.0.0.1
 PORT     ?= 8000
+# Links in the demo's e-mails point at the port it is served on.
+SITE_URL ?= http://$(HOST):$(PORT)
 
 .PHONY: help install demo test lint format bench load lock serve clean
 
@@ -29,13 +31,14 @@ $(STAMP): requirements-dev.lock pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-dev.lock
 	@touch $(STAMP)
 
+# Quiet: the set-up, then the URL and the logins last (cargar_demo prints them); e-mails go to
+# files under var/mail/ (EMAIL_BACKEND=console prints them instead); runserver's own banner is
+# not printed, its request log and errors are (stderr).
 demo: install
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py collectstatic --noinput -v0
-	$(PY) manage.py cargar_demo
-	@echo
-	@echo "Partida is served on http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
-	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
+	@$(PY) manage.py migrate --noinput -v0
+	@$(PY) manage.py collectstatic --noinput -v0
+	@SITE_URL=$(SITE_URL) LOG_LEVEL=$${LOG_LEVEL:-WARNING} $(PY) manage.py cargar_demo --url $(SITE_URL)/
+	@SITE_URL=$(SITE_URL) $(PY) manage.py runserver --noreload --skip-checks $(HOST):$(PORT) >/dev/null
 
 lint: install
 	$(VENV)/bin/ruff check .

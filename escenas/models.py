@@ -319,6 +319,8 @@ class NotificationPreference(models.Model):
     old URLs stop working. ``digest_sent_until``: posts up to this time are in a sent digest.
     ``muted_campaigns``: campaigns the user gets no e-mail about (the one-click unsubscribe link
     of each notification adds its campaign here; the notification settings page removes it).
+    ``followed_campaigns``: campaigns the user still gets e-mail about when all their
+    characters in it are dead (otherwise such a player is not e-mailed about its posts).
     """
 
     class Mode(models.TextChoices):
@@ -336,6 +338,9 @@ class NotificationPreference(models.Model):
     digest_sent_until = models.DateTimeField(null=True, blank=True)
     muted_campaigns = models.ManyToManyField(
         Campaign, blank=True, related_name="+", verbose_name=_("muted campaigns")
+    )
+    followed_campaigns = models.ManyToManyField(
+        Campaign, blank=True, related_name="+", verbose_name=_("followed campaigns")
     )
 
     class Meta:

@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -32,12 +32,14 @@ from escenas.models import (
     Post,
     PostNotification,
     PostRoll,
+    Scene,
     new_feed_token,
 )
 from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound, ServiceError
 from nucleo.mail import message_new, outbox_enqueue, outbox_withdraw
 from nucleo.models import OutboxMessage
+from personajes.models import Character
 
 UNSUBSCRIBE_SALT = "escenas.unsubscribe"
 
@@ -208,6 +210,7 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
     if not user_ids:
         return 0
     modes, muted = _settings_of(user_ids)
+    muted |= players_of_the_dead(user_ids, {p.scene.campaign_id for p in posts})
     each = NotificationPreference.Mode.EACH
     wanted = [
         (post, user, view)
@@ -232,6 +235,66 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
             messages = [_post_message(u, p, v) for p, u, v in todo]
         outbox_enqueue(messages)
     return len(todo)
+
+
+def players_of_the_dead(user_ids: set[int], campaign_ids: set[int]) -> set[tuple[int, int]]:
+    """The (user, campaign) pairs, among these users and campaigns, of players whose every
+    character in the campaign is dead or risen and who do not follow it
+    (``NotificationPreference.followed_campaigns``): they get no e-mail about its posts. A
+    player with no character yet, and the campaign's masters, are not among them. Two queries.
+    Source: issue 15 (a dead character's player gets no mail unless they follow the campaign).
+    """
+    if not user_ids or not campaign_ids:
+        return set()
+    masters = Membership.objects.filter(
+        campaign_id=OuterRef("campaign_id"),
+        user_id=OuterRef("player_id"),
+        role=Membership.Role.MASTER,
+    )
+    living = set(Character.LIVING_STATUSES)
+    alive: dict[tuple[int, int], bool] = {}
+    for player_id, campaign_id, status in (
+        Character.objects.filter(player_id__in=user_ids, campaign_id__in=campaign_ids)
+        .exclude(Exists(masters))
+        .values_list("player_id", "campaign_id", "status")
+    ):
+        key = (player_id, campaign_id)
+        alive[key] = alive.get(key, False) or status in living
+    dead = {key for key, any_alive in alive.items() if not any_alive}
+    if not dead:
+        return set()
+    through = NotificationPreference.followed_campaigns.through
+    followed = set(
+        through.objects.filter(
+            notificationpreference__user_id__in={u for u, _c in dead},
+            campaign_id__in={c for _u, c in dead},
+        ).values_list("notificationpreference__user_id", "campaign_id")
+    )
+    return dead - followed
+
+
+def campaign_follow(*, user: AbstractBaseUser, campaign_id: int, follow: bool) -> None:
+    """Follow a campaign (e-mail about it even when all my characters in it are dead) or stop
+    following it. Unknown ids do nothing."""
+    campaigns = Campaign.objects.filter(pk=campaign_id)
+    followed = preference_get_or_create(user=user).followed_campaigns
+    if follow:
+        followed.add(*campaigns)
+    else:
+        followed.remove(*campaigns)
+
+
+def follow_lists(pref: NotificationPreference) -> dict[str, list[Campaign]]:
+    """For the settings page: ``followed`` (the campaigns ``pref``'s user follows) and
+    ``quiet`` (the ones they get no e-mail about because all their characters there are
+    dead, ``players_of_the_dead``), by name. Four queries."""
+    followed = list(pref.followed_campaigns.order_by("name"))
+    mine = set(
+        Membership.objects.filter(user_id=pref.user_id).values_list("campaign_id", flat=True)
+    )
+    quiet_ids = {c for _u, c in players_of_the_dead({pref.user_id}, mine)}
+    quiet = list(Campaign.objects.filter(pk__in=quiet_ids).order_by("name")) if quiet_ids else []
+    return {"followed": followed, "quiet": quiet}
 
 
 def _settings_of(user_ids: set[int]) -> tuple[dict[int, str], set[tuple[int, int]]]:
@@ -300,11 +363,18 @@ def _post_message(user: Any, post: Post, view: selectors.PostView) -> OutboxMess
         "settings_url": _absolute(reverse("escenas:notifications")),
         "unsubscribe_url": leave,
     }
-    subject = _("[%(campaign)s] %(scene)s: %(speaker)s") % {
-        "campaign": campaign.name,
-        "scene": post.scene.title,
-        "speaker": post.speaker_name,
-    }
+    if post.scene.kind == Scene.Kind.DIARY:  # the scene is the diary: "Diario de X, día 7"
+        subject = _("[%(campaign)s] %(scene)s, day %(day)s") % {
+            "campaign": campaign.name,
+            "scene": post.scene.title,
+            "day": post.day,
+        }
+    else:
+        subject = _("[%(campaign)s] %(scene)s: %(speaker)s") % {
+            "campaign": campaign.name,
+            "scene": post.scene.title,
+            "speaker": post.speaker_name,
+        }
     return message_new(
         to=user.email,
         subject=subject,
@@ -356,6 +426,8 @@ def _digest_message(pref: NotificationPreference, now: datetime.datetime) -> Out
     campaign_ids = Membership.objects.filter(user=user).exclude(
         campaign_id__in=pref.muted_campaigns.values("pk")
     )
+    quiet = players_of_the_dead({user.pk}, set(campaign_ids.values_list("campaign_id", flat=True)))
+    campaign_ids = campaign_ids.exclude(campaign_id__in=[c for _u, c in quiet])
     candidates = _posts_for_mail(
         Post.objects.filter(
             campaign_id__in=campaign_ids.values("campaign_id"),

@@ -540,14 +540,22 @@ def notification_settings(request: HttpRequest) -> HttpResponse:
                 notifications.campaign_unmute(user=request.user, campaign_id=int(campaign_id))
                 messages.success(request, _("You will get e-mails about that campaign again."))
             return redirect("escenas:notifications")
+        for action in ("follow", "unfollow"):
+            campaign_id = request.POST.get(action, "")
+            if campaign_id:
+                if campaign_id.isdigit() and len(campaign_id) <= 18:
+                    notifications.campaign_follow(
+                        user=request.user, campaign_id=int(campaign_id), follow=action == "follow"
+                    )
+                    messages.success(request, _("Notification settings saved."))
+                return redirect("escenas:notifications")
         if form.is_valid():
             notifications.preference_set_mode(user=request.user, mode=form.cleaned_data["mode"])
             messages.success(request, _("Notification settings saved."))
             return redirect("escenas:notifications")
     muted = pref.muted_campaigns.order_by("name")
-    return render(
-        request, "escenas/notifications.html", {"form": form, "pref": pref, "muted": muted}
-    )
+    context = {"form": form, "pref": pref, "muted": muted, **notifications.follow_lists(pref)}
+    return render(request, "escenas/notifications.html", context)
 
 
 @csrf_exempt  # RFC 8058: mail clients POST the link with no session; the token is the proof

@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from escenas.models import Draft, NotificationPreference, Post, SceneRead
 from mundo.models import Campaign, Membership
 from nucleo.errors import ServiceError
-from nucleo.locks import lock_rows
+from nucleo.locks import campaign_lock, lock_rows
 from partida.models import ApiToken
 from personajes.models import Character
 
@@ -134,8 +134,8 @@ def account_delete(*, user: User) -> None:
     """Anonymise ``user``'s account (see the module docstring for what stays and what goes).
 
     The user row is locked (account data, outside any campaign lock). Raises ServiceError when
-    the user is the only master of a campaign that has players (name the campaigns: hand them
-    over in the admin first). Afterwards the account cannot sign in (inactive, no usable
+    the user is the only master of a campaign that has players (names the campaigns: hand them
+    over first, ``campaign_hand_over``). Afterwards the account cannot sign in (inactive, no usable
     password, no e-mail), and every session of it is signed out (Django checks the password
     hash stored in the session; ``is_active`` is False too).
     """
@@ -144,8 +144,8 @@ def account_delete(*, user: User) -> None:
     if orphaned:
         raise ServiceError(
             _(
-                "You are the only master of %(campaigns)s, where others play: make another "
-                "player master first (in the admin), then delete your account."
+                "You are the only master of %(campaigns)s, where others play: hand it over to "
+                "another member first (the links on this page), then delete your account."
             )
             % {"campaigns": ", ".join(f"«{c.name}»" for c in orphaned)}
         )
@@ -164,6 +164,52 @@ def account_delete(*, user: User) -> None:
     Draft.objects.filter(user=u).delete()
     SceneRead.objects.filter(user=u).delete()
     NotificationPreference.objects.filter(user=u).delete()
+
+
+def hand_over_candidates(campaign: Campaign, user: AbstractBaseUser) -> list[Membership]:
+    """The other active members of ``campaign`` who could take it over from ``user``, by
+    username (memberships with their users; one query)."""
+    return list(
+        Membership.objects.filter(campaign=campaign, user__is_active=True)
+        .exclude(user=user)
+        .select_related("user")
+        .order_by("user__username")
+    )
+
+
+def campaign_hand_over(*, campaign_id: int, user: AbstractBaseUser, to_user_id: int) -> Membership:
+    """Make ``to_user_id`` a master of the campaign and ``user`` (one of its masters) a player,
+    so ``user`` can delete their account without leaving its players without a master.
+
+    Under the campaign's lock (``nucleo.locks``): both memberships are locked in pk order.
+    Returns the new master's membership. Raises ServiceError when ``user`` is not a master of
+    the campaign, or ``to_user_id`` is not another active member of it (the same message for
+    a missing user and an outsider: no one is revealed). Source: issue 12 (account deletion
+    hand-over).
+    """
+    with campaign_lock(campaign_id):
+        rows = {
+            m.user_id: m
+            for m in lock_rows(
+                Membership.objects.filter(
+                    campaign_id=campaign_id, user_id__in=[user.pk, to_user_id]
+                )
+            )
+        }
+        mine, theirs = rows.get(user.pk), rows.get(to_user_id)
+        if mine is None or mine.role != Membership.Role.MASTER:
+            raise ServiceError(_("Only a master of this campaign can hand it over."))
+        if (
+            theirs is None
+            or to_user_id == user.pk
+            or not get_user_model().objects.filter(pk=to_user_id, is_active=True).exists()
+        ):
+            raise ServiceError({"to_user": [_("Choose another member of this campaign.")]})
+        theirs.role = Membership.Role.MASTER
+        theirs.save(update_fields=["role"])
+        mine.role = Membership.Role.PLAYER
+        mine.save(update_fields=["role"])
+    return theirs
 
 
 def deleted_message() -> str:

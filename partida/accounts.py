@@ -4,7 +4,8 @@ allauth does sign-up (e-mail verified by a code typed in the same tab, so ``next
 invitation link — survives), sign-in by username or e-mail, sign-out, password change and
 reset, and e-mail change (settings: ``ACCOUNT_*``). ``AccountAdapter`` counts wrong passwords
 per account, however the account is named, and says when to try again. The pages here: the
-download of one's own data and the deletion of one's account (``partida.account_services``).
+download of one's own data, the deletion of one's account, and the hand-over of a campaign one
+masters alone, which deletion waits for (``partida.account_services``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter, get_adapter
+from allauth.account.internal import flows
 from allauth.core import context as allauth_context
 from allauth.core.internal import ratelimit
 from django import forms
@@ -23,17 +25,23 @@ from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.sites.shortcuts import get_current_site
 from django.core.cache import cache
+from django.core.mail import EmailMultiAlternatives
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.html import strip_tags
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods
 
+from mundo.access import access_campaign
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
+from nucleo.mail import message_new, outbox_enqueue
 from partida import account_services
+from partida.accounts_signup import TAKEN_USERNAME_ATTR
 
 LOGIN_FAILED = "login_failed"
 SITE_NAME = "Partida"
@@ -68,10 +76,49 @@ class AccountAdapter(DefaultAccountAdapter):
     """
 
     def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
-        """allauth's mails, signed "Partida" rather than with the request's host name."""
-        site = get_current_site(allauth_context.request)
+        """allauth's mails (verification codes, password reset, e-mail change, notices),
+        signed "Partida" rather than with the request's host name, rendered by allauth and
+        saved to our outbox (``nucleo.mail``: sent at least once, after the commit, retried
+        on failure), their subject and headers made safe by ``header_text``."""
+        request = allauth_context.request
+        site = get_current_site(request)
         site.name = SITE_NAME
-        super().send_mail(template_prefix, email, {"current_site": site, **context})
+        ctx = {"request": request, "email": email, "current_site": site, **context}
+        rendered = self.render_mail(template_prefix, email, ctx)
+        html = ""
+        if isinstance(rendered, EmailMultiAlternatives):
+            html = next(
+                (str(body) for body, mime in rendered.alternatives if mime == "text/html"), ""
+            )
+        text = str(rendered.body)
+        if rendered.content_subtype == "html":
+            html, text = text, strip_tags(text)
+        outbox_enqueue(
+            [
+                message_new(
+                    to=email,
+                    subject=str(rendered.subject),
+                    body_text=text,
+                    body_html=html,
+                    headers={k: str(v) for k, v in rendered.extra_headers.items()},
+                    topic=f"account:{template_prefix.rsplit('/', 1)[-1]}"[:64],
+                )
+            ]
+        )
+
+    def send_account_already_exists_mail(self, email: str) -> None:
+        """allauth's "the account already exists" mail, or, when the sign-up failed on a taken
+        username (``partida.accounts_signup``), the mail that says so and links the sign-up."""
+        username = getattr(allauth_context.request, TAKEN_USERNAME_ATTR, None)
+        if username is None:
+            super().send_account_already_exists_mail(email)
+            return
+        signup_url = flows.signup.get_signup_url(allauth_context.request)
+        self.send_mail(
+            "account/email/username_taken",
+            email,
+            {"username": username, "signup_url": signup_url},
+        )
 
     def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
         login = str(credentials.get("email") or credentials.get("username") or "").strip()
@@ -165,4 +212,49 @@ def account_delete(request: HttpRequest) -> HttpResponse:
                 logout(request)
                 messages.success(request, account_services.deleted_message())
                 return redirect("mundo:campaign_list")
-    return render(request, "account/delete.html", {"form": form})
+    orphaned = account_services.campaigns_left_without_master(request.user)
+    return render(request, "account/delete.html", {"form": form, "orphaned": orphaned})
+
+
+class HandOverForm(forms.Form):
+    """The member who becomes the campaign's master (a choice among its other members)."""
+
+    to_user = forms.TypedChoiceField(label=gettext_lazy("New master"), coerce=int)
+
+    def __init__(self, *args: Any, candidates: list[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field: Any = self.fields["to_user"]
+        field.choices = [
+            (m.user_id, f"{m.user.get_username()} ({m.get_role_display()})") for m in candidates
+        ]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_hand_over(request: HttpRequest, slug: str) -> HttpResponse:
+    """GET: the form to hand a campaign I master to another of its members. POST ``to_user``
+    (a member's user id): they become master and I a player
+    (``account_services.campaign_hand_over``), then back to my account's deletion page.
+    404 unless I master the campaign."""
+    campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
+    candidates = account_services.hand_over_candidates(campaign, request.user)
+    form = HandOverForm(request.POST or None, candidates=candidates)
+    if request.method == "POST" and form.is_valid():
+        try:
+            new = account_services.campaign_hand_over(
+                campaign_id=campaign.pk, user=request.user, to_user_id=form.cleaned_data["to_user"]
+            )
+        except ServiceError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("«%(campaign)s» is now mastered by %(user)s.")
+                % {"campaign": campaign.name, "user": new.user.get_username()},
+            )
+            return redirect("account_delete")
+    return render(
+        request,
+        "account/hand_over.html",
+        {"form": form, "campaign": campaign, "candidates": candidates},
+    )

@@ -182,6 +182,8 @@ ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_PREVENT_ENUMERATION = True  # password reset and sign-up answer alike for any address
+# ... and for any username (allauth's covers e-mails only): partida.accounts_signup.
+ACCOUNT_FORMS = {"signup": "partida.accounts_signup.SignupForm"}
 ACCOUNT_CHANGE_EMAIL = True  # one address per account; changing it verifies the new one
 ACCOUNT_LOGOUT_ON_GET = False
 # Changing the e-mail asks for the password again unless it was typed in the last 5 minutes
@@ -219,11 +221,18 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = BASE_DIR / "media"
 
 # Django 6.1 mailers (the EMAIL_BACKEND setting is deprecated); the environment variable of
-# that name still picks the back end: the console by default (the embedded demo). The SMTP back
-# end reads EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS,
-# EMAIL_USE_SSL and EMAIL_TIMEOUT (s); the file back end EMAIL_FILE_PATH. Every e-mail goes
-# through the outbox (nucleo.mail).
-EMAIL_BACKEND_PATH = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# that name still picks the back end, by its dotted path or by a short name: ``file`` (the
+# default: every e-mail written as a file under EMAIL_FILE_PATH, var/mail/ in the project, so
+# the demo's console stays quiet), ``console`` (printed, only when asked), ``smtp``. The SMTP
+# back end reads EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS,
+# EMAIL_USE_SSL and EMAIL_TIMEOUT (s). Every e-mail goes through the outbox (nucleo.mail).
+EMAIL_BACKENDS_BY_NAME = {
+    "file": "django.core.mail.backends.filebased.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+}
+EMAIL_BACKEND_PATH = env_str("EMAIL_BACKEND", "file")
+EMAIL_BACKEND_PATH = EMAIL_BACKENDS_BY_NAME.get(EMAIL_BACKEND_PATH, EMAIL_BACKEND_PATH)
 MAILER_OPTIONS: dict[str, object] = {}
 if EMAIL_BACKEND_PATH == "django.core.mail.backends.smtp.EmailBackend":
     MAILER_OPTIONS = {
@@ -236,7 +245,7 @@ if EMAIL_BACKEND_PATH == "django.core.mail.backends.smtp.EmailBackend":
         "timeout": env_int("EMAIL_TIMEOUT", 10),
     }
 elif EMAIL_BACKEND_PATH == "django.core.mail.backends.filebased.EmailBackend":
-    MAILER_OPTIONS = {"file_path": env_str("EMAIL_FILE_PATH", str(BASE_DIR / "sent-mail"))}
+    MAILER_OPTIONS = {"file_path": env_str("EMAIL_FILE_PATH", str(BASE_DIR / "var" / "mail"))}
 MAILERS = {"default": {"BACKEND": EMAIL_BACKEND_PATH, "OPTIONS": MAILER_OPTIONS}}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "partida@localhost")
 
@@ -287,6 +296,10 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+if not REDIS_URL:
+    # The embedded default's in-memory broker has no host name, which kombu warns about on
+    # every start (the demo's console stays quiet).
+    LOGGING["loggers"] = {"kombu.connection": {"level": "ERROR"}}
 
 # REST API (/api/v1/, partida/api.py): session or per-user tokens (partida.authentication),
 # throttled per token, per user and per anonymous IP (partida.throttling). Views decide who may

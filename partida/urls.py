@@ -66,6 +66,7 @@ urlpatterns = [
     path("cuentas/perfil/", profile.profile, name="profile"),
     path("cuentas/datos/", accounts.data_download, name="account_data"),
     path("cuentas/borrar/", accounts.account_delete, name="account_delete"),
+    path("cuentas/ceder/<slug:slug>/", accounts.campaign_hand_over, name="campaign_hand_over"),
     path("cuentas/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("partida.api")),

@@ -125,3 +125,15 @@ def _rate_limits_start_empty(request):
 
     cache.clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _media_in_a_temporary_folder(request, tmp_path_factory):
+    """Uploaded and generated files (portraits; the demo draws some) go to a temporary folder,
+    never to the project's media/. Tests that look at the files set their own MEDIA_ROOT."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        yield
+        return
+    settings = request.getfixturevalue("settings")
+    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+    yield

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 CLOSED = "closed"
 """Characters ticked: params ``day`` (closed), ``characters``, ``deaths``, ``risen``."""
@@ -43,14 +43,23 @@ def tick_message(message: Mapping[str, Any]) -> str:
             % params
         )
     if message.get("code") == CLOSED:
-        return (
-            gettext(
-                "Day %(day)s closed: %(characters)s characters, %(deaths)s deaths, "
-                "%(risen)s risen as zombies."
-            )
-            % params
-        )
+        return gettext("Day %(day)s closed: %(characters)s, %(deaths)s, %(risen)s.") % {
+            "day": params.get("day"),
+            **_counts(params),
+        }
     return ""
+
+
+def _counts(params: Mapping[str, Any]) -> dict[str, str]:
+    """The three counts of a closed day, each with its plural (ngettext: "1 muerte")."""
+    characters, deaths, risen = (int(params.get(k, 0)) for k in ("characters", "deaths", "risen"))
+    return {
+        "characters": ngettext("%(n)s character", "%(n)s characters", characters)
+        % {"n": characters},
+        "deaths": ngettext("%(n)s death", "%(n)s deaths", deaths) % {"n": deaths},
+        "risen": ngettext("%(n)s risen as a zombie", "%(n)s risen as zombies", risen)
+        % {"n": risen},
+    }
 
 
 def stored_message(message: Mapping[str, Any]) -> str:

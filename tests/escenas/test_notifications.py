@@ -18,7 +18,7 @@ from tests.escenas.conftest import access_for
 from tests.escenas.factories import diary_entry, new_key
 from tests.factories import CharacterFactory, MembershipFactory
 
-QUERIES = 11
+QUERIES = 12
 
 
 def say(scene, user, body, **kwargs):
@@ -168,7 +168,8 @@ def test_post_notifications_cost_the_same_for_one_post_or_many(
     # The same queries whatever the number of posts (each to the post's player and the master):
     # posts with scene, campaign and diary character (1); their whisper recipients (1), scene
     # participants (1) and rolls (1); the campaigns' members with their users (1) and
-    # characters (1); the recipients' settings (1) and mutes (1); then what was already
+    # characters (1); the recipients' settings (1) and mutes (1), their characters in those
+    # campaigns (1: nobody here plays only dead ones, so no follows query); then what was already
     # queued (1), the notification rows (1) and the outbox rows (1) (the test's transaction).
     with django_assert_num_queries(QUERIES):
         assert notifications.post_notifications_queue(post_ids=[p.pk for p in one]) == 2
@@ -246,3 +247,50 @@ def test_a_line_break_in_a_scene_title_cannot_add_a_header(story, master, player
     (message,) = mailoutbox
     assert "La gasolinera Bcc: x@example.com" in message.subject
     assert message.message()["Bcc"] is None
+
+
+def test_a_player_whose_characters_are_all_dead_gets_no_mail_unless_following(
+    campaign, story, master, player_a, char_a, mailoutbox
+):
+    say(story, master, "Antes")
+    assert outbox_deliver().sent == 1  # alive: told
+    Character.objects.filter(pk=char_a.pk).update(status=Character.Status.DEAD)
+    say(story, master, "Después")
+    assert not OutboxMessage.objects.filter(state="pending").exists()  # dead: not told
+    # Following the campaign brings the e-mails back (the notification settings page).
+    notifications.campaign_follow(user=player_a, campaign_id=campaign.pk, follow=True)
+    say(story, master, "Sigue")
+    assert outbox_deliver().sent == 1
+    assert [m.to for m in mailoutbox] == [[player_a.email], [player_a.email]]
+    assert "Sigue" in mailoutbox[-1].body
+    # A living character again (a new one) is enough without following.
+    notifications.campaign_follow(user=player_a, campaign_id=campaign.pk, follow=False)
+    assert notifications.players_of_the_dead({player_a.pk}, {campaign.pk}) == {
+        (player_a.pk, campaign.pk)
+    }
+    CharacterFactory(campaign=campaign, player=player_a, status=Character.Status.SUBMITTED)
+    assert notifications.players_of_the_dead({player_a.pk}, {campaign.pk}) == set()
+
+
+def test_a_diary_mail_subject_names_the_diary_once_and_the_day(campaign, master, mailoutbox):
+    (post,) = _diary_posts(campaign, 1)
+    assert outbox_deliver().sent == 2  # the player and the master
+    subjects = {m.subject for m in mailoutbox}
+    (name,) = Character.objects.filter(pk=post.scene.diary_character_id).values_list(
+        "name", flat=True
+    )
+    assert subjects == {f"[La Campaña] Diario de {name}, día 7"}
+
+
+def test_the_settings_page_follows_a_campaign_of_the_dead(campaign, player_a, char_a, client):
+    Character.objects.filter(pk=char_a.pk).update(status=Character.Status.DEAD)
+    client.force_login(player_a)
+    page = client.get("/cuenta/avisos/")
+    assert page.context["quiet"] == [campaign] and page.context["followed"] == []
+    assert "Seguir" in page.content.decode()
+    assert client.post("/cuenta/avisos/", {"follow": str(campaign.pk)}).status_code == 302
+    page = client.get("/cuenta/avisos/")
+    assert page.context["quiet"] == [] and page.context["followed"] == [campaign]
+    client.post("/cuenta/avisos/", {"unfollow": str(campaign.pk)})
+    assert client.get("/cuenta/avisos/").context["followed"] == []
+    assert client.post("/cuenta/avisos/", {"follow": "x"}).status_code == 302

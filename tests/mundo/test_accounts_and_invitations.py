@@ -9,7 +9,6 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core import mail
 from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
@@ -17,6 +16,7 @@ from django.utils import timezone
 
 from mundo import services
 from mundo.models import Campaign, Invitation, Membership
+from tests.outbox import delivered
 
 
 def client_for(user) -> Client:
@@ -41,7 +41,7 @@ def sign_up(client: Client, next_url: str = "", **fields) -> HttpResponse:
 
 def type_the_code(client: Client, to: str = "nuevo@example.com") -> HttpResponse:
     """Type the verification code of the last mail sent to ``to`` on the page sign-up led to."""
-    message = [m for m in mail.outbox if to in m.to][-1]
+    message = [m for m in delivered() if to in m.to][-1]
     code = re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", message.body, re.M).group(1)
     return client.post(reverse("account_email_verification_sent"), {"code": code})
 
@@ -97,8 +97,8 @@ def test_sign_up_refuses_an_open_redirect():
 def test_password_reset_sends_an_email(outsider):
     response = Client().post(reverse("password_reset"), {"email": outsider.email})
     assert response.status_code == 302
-    assert len(mail.outbox) == 1
-    assert outsider.email in mail.outbox[0].to
+    assert len(delivered()) == 1
+    assert outsider.email in delivered()[0].to
 
 
 def test_sign_in_page_is_ours_and_spanish(db):

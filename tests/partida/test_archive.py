@@ -86,9 +86,10 @@ def test_the_demo_round_trips_row_for_row_and_file_for_file(demo):
     assert "mundo.invitation" not in counts and "partida.apitoken" not in counts
     assert {u["username"] for u in before["users"]} >= {"master", "ana", "bruno", "carla"}
     assert "password" not in before["users"][0]
-    assert set(files_of(data)) == {
-        f"media/{Character.objects.get(name='Lucía Ferrer').portrait.name}"
-    }
+    # Lucía's portrait (set above) and the thumbnails and portraits the demo drew.
+    stored = Character.objects.filter(campaign=demo).values_list("portrait", "portrait_thumb")
+    assert set(files_of(data)) == {f"media/{name}" for pair in stored for name in pair if name}
+    assert f"media/{Character.objects.get(name='Lucía Ferrer').portrait.name}" in files_of(data)
 
     users_before = get_user_model().objects.count()
     result = archive.campaign_import(io.BytesIO(data), slug="valle-gris-copia")
@@ -98,8 +99,9 @@ def test_the_demo_round_trips_row_for_row_and_file_for_file(demo):
 
     again, after = exported(result.campaign)
     portrait = before["models"]["personajes.character"]
-    old_names = [r["portrait"] for r in portrait if r["portrait"]]
-    new_names = [r["portrait"] for r in after["models"]["personajes.character"] if r["portrait"]]
+    fields = ("portrait", "portrait_thumb")
+    old_names = [r[f] for r in portrait for f in fields if r[f]]
+    new_names = [r[f] for r in after["models"]["personajes.character"] for f in fields if r[f]]
     names = dict(zip(old_names, new_names, strict=True))
     expected = remapped(before, result.pk_map, names)
     expected["mundo.campaign"][0]["slug"] = "valle-gris-copia"

@@ -357,3 +357,40 @@ def test_the_demo_shows_a_move_with_a_route_check_and_stock_moved_between_places
     assert master.login(username="master", password="partida-master")
     page = master.get(f"/partidas/{campaign.slug}/mundo/").content.decode()
     assert "Tomás Vidal" in page and "Iglesia de San Roque" in page
+
+
+@pytest.mark.django_db
+def test_the_demo_prints_the_url_and_the_logins_last():
+    out = StringIO()
+    call_command("cargar_demo", "--url", "http://127.0.0.1:8001/", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[-5:] == [
+        "Usuarios (usuario / contraseña):",
+        "  master / partida-master  (máster)",
+        "  ana / partida-ana  (jugador)",
+        "  bruno / partida-bruno  (jugador)",
+        "  carla / partida-carla  (jugador)",
+    ]
+    assert lines[-7] == "La demo se sirve en http://127.0.0.1:8001/  (Ctrl-C la detiene)"
+    assert "Subject:" not in out.getvalue()  # no e-mail on the console
+    assert len(lines) < 40
+
+
+@pytest.mark.django_db
+def test_the_demo_draws_portraits_once_and_serves_them_with_access_checks():
+    load_demo()
+    lucia = Character.objects.get(name="Lucía Ferrer")
+    names = (lucia.portrait.name, lucia.portrait_thumb.name)
+    assert all(names)
+    assert not Character.objects.get(name="Elena Soto").portrait  # submitted, not drawn
+    load_demo()
+    lucia.refresh_from_db()
+    assert (lucia.portrait.name, lucia.portrait_thumb.name) == names  # not drawn again
+    client = Client()
+    response = client.get(f"/personajes/{lucia.pk}/retrato/")
+    assert response.status_code == 200  # a public campaign: anyone may see it
+    assert response["Content-Type"] == "image/webp"
+    assert (
+        b"".join(response.streaming_content if response.streaming else [response.content])[:4]
+        == b"RIFF"
+    )

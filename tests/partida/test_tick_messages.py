@@ -54,3 +54,28 @@ def test_a_world_only_day_and_a_refused_tick_are_worded_too(campaign):
     assert refused.value.messages == [
         "La partida ya no está en el día 37 (está en el día 8): vuelve a cargar la página."
     ]
+
+
+@pytest.mark.parametrize(
+    ("counts", "es", "en"),
+    [
+        (
+            (1, 1, 1),
+            "Día 7 cerrado: 1 personaje, 1 muerte, 1 alzado como zombi.",
+            "Day 7 closed: 1 character, 1 death, 1 risen as a zombie.",
+        ),
+        (
+            (3, 2, 0),
+            "Día 7 cerrado: 3 personajes, 2 muertes, 0 alzados como zombis.",
+            "Day 7 closed: 3 characters, 2 deaths, 0 risen as zombies.",
+        ),
+    ],
+)
+def test_the_summary_counts_take_their_plurals(counts, es, en):
+    from partida.tick.messages import message_code, tick_message
+
+    coded = message_code(7, *counts)
+    with translation.override("es"):
+        assert tick_message(coded) == es
+    with translation.override("en"):
+        assert tick_message(coded) == en

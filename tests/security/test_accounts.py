@@ -18,7 +18,6 @@ import time_machine
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core import mail
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -26,10 +25,12 @@ from django.utils import timezone
 from escenas import scenes
 from escenas.models import Draft, Post, Scene
 from mundo.models import Membership
+from nucleo.models import OutboxMessage
 from partida.models import ApiToken
 from partida.services import token_create
 from personajes.models import Character
 from tests.factories import CharacterFactory
+from tests.outbox import delivered
 
 ME = "/api/v1/me/"
 TOO_MANY = re.compile(
@@ -44,7 +45,7 @@ def sign_in(client: Client, login: str, password: str, **extra: str):
 
 
 def code_from(to: str) -> str:
-    message = [m for m in mail.outbox if to in m.to][-1]
+    message = [m for m in delivered() if to in m.to][-1]
     return re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", message.body, re.M).group(1)
 
 
@@ -155,13 +156,72 @@ def test_sign_up_with_a_registered_email_answers_like_a_new_one(outsider):
     assert taken["Location"] == reverse("account_email_verification_sent")
     assert not get_user_model().objects.filter(username="intruso").exists()
     # The owner of the address is told someone tried; the form told the visitor nothing.
-    to_olga = [m for m in mail.outbox if "olga@example.com" in m.to]
+    to_olga = [m for m in delivered() if "olga@example.com" in m.to]
     assert len(to_olga) == 1
     assert to_olga[0].subject == "[Partida] La cuenta ya existe"
     # ... and the new address got its code, as any sign-up does.
-    assert [m.subject for m in mail.outbox if "nueva@example.com" in m.to] == [
+    assert [m.subject for m in delivered() if "nueva@example.com" in m.to] == [
         "[Partida] Por favor, confirme su dirección de correo electrónico"
     ]
+
+
+def test_sign_up_with_a_taken_username_answers_like_a_new_one(outsider):
+    def sign_up(username: str, email: str):
+        client = Client()
+        first = client.post(
+            reverse("signup"),
+            {
+                "username": username,
+                "email": email,
+                "password1": "una-clave-larga-9",
+                "password2": "una-clave-larga-9",
+            },
+        )
+        return first, client.get(first["Location"])
+
+    taken, taken_page = sign_up("OLGA", "otra@example.com")  # olga's, in another case
+    fresh, fresh_page = sign_up("nueva", "nueva@example.com")
+    assert (taken.status_code, taken["Location"]) == (fresh.status_code, fresh["Location"])
+    assert taken["Location"] == reverse("account_email_verification_sent")
+    assert taken_page.status_code == fresh_page.status_code == 200
+    assert b"otra@example.com" in taken_page.content  # the code page names the address
+    assert "usuario" not in taken_page.content.decode().lower()
+    assert get_user_model().objects.filter(username__iexact="olga").count() == 1
+    assert not get_user_model().objects.filter(email="otra@example.com").exists()
+    # The typed address is told (and only it); olga is not bothered.
+    to_otra = [m for m in delivered() if "otra@example.com" in m.to]
+    assert [m.subject for m in to_otra] == ["[Partida] Ese nombre de usuario ya está cogido"]
+    assert "«OLGA»" in to_otra[0].body
+    assert "http://testserver/cuentas/signup/" in to_otra[0].body
+    assert not any("olga@example.com" in m.to for m in delivered())
+
+
+def test_a_bad_username_is_still_refused_on_the_form(db):
+    response = Client().post(
+        reverse("signup"),
+        {
+            "username": "no válido!",
+            "email": "nueva@example.com",
+            "password1": "una-clave-larga-9",
+            "password2": "una-clave-larga-9",
+        },
+    )
+    assert response.status_code == 200
+    assert response.context["form"].errors["username"]
+
+
+def test_allauth_mails_go_through_the_outbox(outsider):
+    verified(outsider)
+    Client().post(reverse("password_reset"), {"email": "olga@example.com"})
+    row = OutboxMessage.objects.get(recipient="olga@example.com")
+    assert row.state == OutboxMessage.State.PENDING  # not sent inside the request's transaction
+    assert row.topic == "account:password_reset_key"
+    assert row.subject == "[Partida] Correo electrónico para restablecer contraseña"
+    assert "/cuentas/password/reset/key/" in row.body_text
+    sent = delivered()
+    assert [m.to for m in sent] == [["olga@example.com"]]
+    row.refresh_from_db()
+    assert row.state == OutboxMessage.State.SENT
 
 
 def test_password_reset_answers_alike_for_unknown_addresses(outsider):
@@ -170,8 +230,8 @@ def test_password_reset_answers_alike_for_unknown_addresses(outsider):
     unknown = Client().post(reverse("password_reset"), {"email": "nadie@example.com"})
     assert (known.status_code, known["Location"]) == (unknown.status_code, unknown["Location"])
     assert known["Location"] == reverse("account_reset_password_done")
-    assert "/cuentas/password/reset/key/" in mail.outbox[0].body
-    assert all("/cuentas/password/reset/key/" not in m.body for m in mail.outbox[1:])
+    assert "/cuentas/password/reset/key/" in delivered()[0].body
+    assert all("/cuentas/password/reset/key/" not in m.body for m in delivered()[1:])
 
 
 # --- finding 7: a password change or reset revokes tokens and other sessions -------------------
@@ -204,7 +264,7 @@ def test_a_password_reset_revokes_tokens(outsider):
     key = token_create(user=outsider, name="bot").key
     client = Client()
     client.post(reverse("password_reset"), {"email": "olga@example.com"})
-    link = re.search(r"http://testserver(/cuentas/password/reset/key/\S+)", mail.outbox[0].body)
+    link = re.search(r"http://testserver(/cuentas/password/reset/key/\S+)", delivered()[0].body)
     form_url = client.get(link.group(1))["Location"]  # allauth hides the key from the URL
     response = client.post(form_url, {"password1": "otra-clave-9x", "password2": "otra-clave-9x"})
     assert response.status_code == 302
@@ -361,9 +421,54 @@ def test_the_only_master_of_a_campaign_with_players_cannot_delete(master, player
     client.force_login(master)
     response = client.post(reverse("account_delete"), {"password": "password"})
     assert response.status_code == 200
-    assert "Eres el único máster de «La Campaña»" in response.content.decode()
+    assert (
+        "Eres el único máster de «La Campaña», donde juegan otros: cédela"
+        in response.content.decode()
+    )
     master.refresh_from_db()
     assert master.is_active
+
+
+def test_the_only_master_hands_the_campaign_over_then_deletes(campaign, master, player_a):
+    client = Client()
+    client.force_login(master)
+    page = client.get(reverse("account_delete")).content.decode()
+    hand_over_url = reverse("campaign_hand_over", args=[campaign.slug])
+    assert f'href="{hand_over_url}"' in page
+    assert "Cede cada una a otro miembro antes de borrar tu cuenta" in page
+
+    form = client.get(hand_over_url)
+    assert form.status_code == 200
+    assert [c[0] for c in form.context["form"].fields["to_user"].choices] == [player_a.pk]
+    response = client.post(hand_over_url, {"to_user": player_a.pk})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("account_delete")
+    roles = dict(Membership.objects.filter(campaign=campaign).values_list("user__username", "role"))
+    assert roles == {"master": "player", "alicia": "master"}
+
+    assert client.post(reverse("account_delete"), {"password": "password"}).status_code == 302
+    master.refresh_from_db()
+    assert not master.is_active
+
+
+def test_a_campaign_is_handed_only_to_one_of_its_members(campaign, master, player_a, outsider):
+    client = Client()
+    client.force_login(master)
+    url = reverse("campaign_hand_over", args=[campaign.slug])
+    for bad in (outsider.pk, master.pk, "x"):
+        response = client.post(url, {"to_user": bad})
+        assert response.status_code == 200
+        assert response.context["form"].errors["to_user"]
+    assert Membership.objects.get(campaign=campaign, user=master).role == "master"
+
+
+def test_only_a_master_sees_the_hand_over_page(campaign, master, player_a):
+    client = Client()
+    client.force_login(player_a)
+    url = reverse("campaign_hand_over", args=[campaign.slug])
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"to_user": player_a.pk}).status_code == 404
+    assert Membership.objects.get(campaign=campaign, user=master).role == "master"
 
 
 # --- e-mail change -----------------------------------------------------------------------------
@@ -376,7 +481,7 @@ def test_changing_my_email_asks_for_the_password_and_verifies_the_new_one(outsid
     change = {"action_add": "", "email": "o2@example.com"}
     response = client.post(reverse("account_email"), change)
     assert response["Location"].startswith(reverse("account_reauthenticate"))
-    assert not any("o2@example.com" in m.to for m in mail.outbox)
+    assert not any("o2@example.com" in m.to for m in delivered())
     # The password again, and the change goes on where it stopped: a code to the new address.
     response = client.post(response["Location"], {"password": "password"})
     assert response["Location"] == reverse("account_email_verification_sent")
@@ -388,7 +493,7 @@ def test_changing_my_email_asks_for_the_password_and_verifies_the_new_one(outsid
         ("o2@example.com", True)
     ]
     # The old address is told.
-    assert any("olga@example.com" in m.to for m in mail.outbox)
+    assert any("olga@example.com" in m.to for m in delivered())
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,10 @@ player and the master would, only the first time: a second run leaves them as pl
 """
 
 import datetime
+from typing import Any
 
 from allauth.account.models import EmailAddress
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
@@ -17,7 +19,7 @@ from django.db import transaction
 from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
 from nucleo.errors import ServiceError
-from partida import demo_escenas, demo_mundo, demo_places
+from partida import demo_escenas, demo_mundo, demo_places, demo_portraits
 from personajes.inventory import inventory_add
 from personajes.models import Character, ItemType
 from personajes.selectors import sheet_rows
@@ -219,8 +221,29 @@ def load_settlements(campaign: Campaign) -> None:
 class Command(BaseCommand):
     help = "Carga la partida de demostración (se puede ejecutar varias veces sin duplicar nada)."
 
-    @transaction.atomic
-    def handle(self, *args: object, **options: object) -> None:
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--url",
+            default="",
+            help="La dirección donde se sirve la demo (make demo la pasa), impresa al final.",
+        )
+
+    def handle(self, *args: object, **options: Any) -> None:
+        """Load everything in one transaction (idempotent), then, once its after-commit work
+        (the e-mails, the diary posts) has run, print what was set up, the URL (``--url``)
+        and, last, the logins: the lines a newcomer needs are the last on the screen."""
+        with transaction.atomic():
+            campaign, characters = self._load()
+        self._write_summary(campaign, characters)
+        if options.get("url"):
+            self.stdout.write("")
+            self.stdout.write(
+                self.style.SUCCESS(f"La demo se sirve en {options['url']}  (Ctrl-C la detiene)")
+            )
+            self.stdout.write(f"  Los correos se guardan en {mail_destination()}")
+        self._write_logins()
+
+    def _load(self) -> tuple[Campaign, list[Character]]:
         users = load_users()
         campaign = load_campaign(users)
         load_settlements(campaign)
@@ -230,18 +253,19 @@ class Command(BaseCommand):
             # E.g. a demo player already made another living character by hand.
             self.stderr.write(f"Personajes de demostración no cargados: {' '.join(exc.messages)}")
             characters = []
-
+        demo_portraits.load(characters, self.stdout)
         # The world (places, shelters, stashes) and the three days already played: after the
         # characters, so that they are housed and their diaries have rows.
         demo_mundo.load(campaign, self.stdout)
         demo_places.load(campaign, self.stdout)  # a move with a route check, stock moved
-        self._write_summary(campaign, characters)
         # The scenes after everything else: their posts are written by the approved characters.
         demo_escenas.load(campaign, self.stdout)
+        campaign.refresh_from_db()
+        return campaign, characters
 
     def _write_summary(self, campaign: Campaign, characters: list[Character]) -> None:
         """Print the campaign's day, each place's zombies, survivors and chance per cell
-        (Spanish decimal comma), the demo logins and each character's non-zero traits."""
+        (Spanish decimal comma) and each character's non-zero traits."""
         self.stdout.write(self.style.SUCCESS(f"Partida de demostración: {campaign.name}"))
         self.stdout.write(f"  Día {campaign.current_day} ({campaign.current_date.isoformat()})")
         for settlement in campaign.settlements.all():
@@ -251,9 +275,6 @@ class Command(BaseCommand):
                 f"  {settlement.name}: {status.zombies} zombis, {status.survivors} "
                 f"supervivientes, {p_cell} % por casilla"
             )
-        self.stdout.write("Usuarios (usuario / contraseña):")
-        for username, password, role in DEMO_USERS:
-            self.stdout.write(f"  {username} / {password}  ({Membership.Role(role).label})")
         self.stdout.write("Personajes:")
         for character in characters:
             build = ", ".join(f"{r.trait.name} {r.value}" for r in sheet_rows(character) if r.value)
@@ -261,3 +282,16 @@ class Command(BaseCommand):
                 f"  {character.name} ({character.player.username}, "
                 f"{character.get_status_display()}): {build}"
             )
+
+    def _write_logins(self) -> None:
+        """The demo logins, last."""
+        self.stdout.write("Usuarios (usuario / contraseña):")
+        for username, password, role in DEMO_USERS:
+            self.stdout.write(f"  {username} / {password}  ({Membership.Role(role).label})")
+
+
+def mail_destination() -> str:
+    """Where the demo's e-mails go: the file back end's folder, or the back end's path."""
+    mailer = settings.MAILERS["default"]
+    options: Any = mailer.get("OPTIONS", {})
+    return str(options.get("file_path") or mailer["BACKEND"])
