@@ -273,7 +273,7 @@ def players_of_the_dead(user_ids: set[int], campaign_ids: set[int]) -> set[tuple
     return dead - followed
 
 
-def campaign_follow(*, user: AbstractBaseUser, campaign_id: int, follow: bool) -> None:
+def campaign_follow(*, user: User, campaign_id: int, follow: bool) -> None:
     """Follow a campaign (e-mail about it even when all my characters in it are dead) or stop
     following it. Unknown ids do nothing."""
     campaigns = Campaign.objects.filter(pk=campaign_id)

@@ -166,7 +166,7 @@ def account_delete(*, user: User) -> None:
     NotificationPreference.objects.filter(user=u).delete()
 
 
-def hand_over_candidates(campaign: Campaign, user: AbstractBaseUser) -> list[Membership]:
+def hand_over_candidates(campaign: Campaign, user: User) -> list[Membership]:
     """The other active members of ``campaign`` who could take it over from ``user``, by
     username (memberships with their users; one query)."""
     return list(
@@ -177,7 +177,7 @@ def hand_over_candidates(campaign: Campaign, user: AbstractBaseUser) -> list[Mem
     )
 
 
-def campaign_hand_over(*, campaign_id: int, user: AbstractBaseUser, to_user_id: int) -> Membership:
+def campaign_hand_over(*, campaign_id: int, user: User, to_user_id: int) -> Membership:
     """Make ``to_user_id`` a master of the campaign and ``user`` (one of its masters) a player,
     so ``user`` can delete their account without leaving its players without a master.
 
