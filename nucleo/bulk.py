@@ -12,6 +12,10 @@ or their cost grow with the characters. Here the rows travel as columns:
 
 Both are plain, documented SQL of each database. Values must already be what the column stores
 (ints, floats, bools, str, ``datetime.date``, Decimal, None; JSON columns take the JSON text).
+Inserts on PostgreSQL go by ``COPY … FROM STDIN`` (psycopg's ``Cursor.copy``) instead.
+
+Reads the other way: ``read_columns`` runs a ``values_list`` query on the cursor and returns one
+numpy array per column, chunk by chunk, without a model or a row tuple kept per row.
 """
 
 from __future__ import annotations
@@ -22,8 +26,38 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from django.db import connection, models
+from numpy.typing import NDArray
 from django.db.backends.utils import debug_transaction
+
+
+_READ_CHUNK = 10_000
+"""Rows fetched at a time by ``read_columns`` (memory bounded by a chunk, not the table)."""
+
+
+def read_columns(queryset: Any, dtypes: Sequence[Any]) -> list[NDArray[Any]]:
+    """The rows of a ``values_list`` queryset as one numpy array per column, in one query.
+
+    ``dtypes`` one per selected column (``np.int64``, ``np.float64``, ``np.bool_``, ``"<U16"``…);
+    NULL reads as NaN in float columns (make nullable integers float, or coalesce them in the
+    query). The SQL is the queryset's own, run on the cursor: no ``values_list`` iterator, no
+    converters (select Decimal columns cast to float), rows fetched ``_READ_CHUNK`` at a time
+    and turned into arrays chunk by chunk. Raises ``ValueError``/``TypeError`` when a value
+    does not fit its dtype.
+    """
+    sql, params = queryset.query.sql_with_params()
+    parts: list[list[NDArray[Any]]] = []
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(_READ_CHUNK):
+            columns = zip(*rows, strict=True)
+            parts.append([np.array(c, dtype=d) for c, d in zip(columns, dtypes, strict=True)])
+    if not parts:
+        return [np.zeros(0, dtype=d) for d in dtypes]
+    if len(parts) == 1:
+        return parts[0]
+    return [np.concatenate(cols) for cols in zip(*parts, strict=True)]
 
 
 def _pg_type(field: models.Field[Any, Any]) -> str:
