@@ -28,9 +28,8 @@ from typing import Any
 
 import numpy as np
 from django.db import connection, models
-from numpy.typing import NDArray
 from django.db.backends.utils import debug_transaction
-
+from numpy.typing import NDArray
 
 _READ_CHUNK = 10_000
 """Rows fetched at a time by ``read_columns`` (memory bounded by a chunk, not the table)."""
