@@ -218,8 +218,10 @@ def write_diary(
     closed: int,
     closed_date: datetime.date,
 ) -> None:
-    """One DiaryEntry per character for the closed day, in one INSERT: amounts in kcal, L
-    and h, the counters as the day leaves them, the R9 and R10 breakdowns as JSON.
+    """One DiaryEntry per character for the closed day, in one INSERT (COPY on PostgreSQL):
+    amounts in kcal, L and h, the counters as the day leaves them, the R9 and R10 breakdowns
+    as JSON. Columns go as numpy arrays where they are ones (turned into Python values a chunk
+    of rows at a time by ``nucleo.bulk``, so memory holds one chunk, not the whole table).
     Source: RULES.md R25."""
     n = loaded.ids.shape[0]
     final, survival, health = out.condition, out.survival, out.health
@@ -227,20 +229,20 @@ def write_diary(
     bulk.insert_columns(
         DiaryEntry,
         {
-            "character": loaded.ids.tolist(),
+            "character": loaded.ids,
             "day": [closed] * n,
             "date": [closed_date] * n,
             "weather_label": [world.weather[c][0] for c in loaded.climate],
             "min_temp_c": [world.weather[c][2] for c in loaded.climate],
-            "kcal_eaten": np.round(survival.consumption.kcal_eaten, 3).tolist(),
+            "kcal_eaten": np.round(survival.consumption.kcal_eaten, 3),
             "kcal_needed": [rules.daily_kcal] * n,
-            "water_l": np.round(survival.consumption.water_drunk_l, 3).tolist(),
+            "water_l": np.round(survival.consumption.water_drunk_l, 3),
             "water_needed_l": [rules.daily_water_l] * n,
-            "sleep_h": survival.needs.sleep_h.tolist(),
+            "sleep_h": survival.needs.sleep_h,
             "sleep_needed_h": [rules.daily_sleep_h] * n,
-            "hygiene_ok": survival.hygiene.adequate.tolist(),
-            **{name: getattr(final, name).tolist() for name in DIARY_CONDITION_FIELDS},
-            "penalty_total": out.penalty_total.tolist(),
+            "hygiene_ok": survival.hygiene.adequate,
+            **{name: getattr(final, name) for name in DIARY_CONDITION_FIELDS},
+            "penalty_total": out.penalty_total,
             "penalty_breakdown": _table_json(out.penalty),
             "disease_p": [
                 int(p) if r else None for p, r in zip(health.odds.p.tolist(), rolled, strict=True)
@@ -250,9 +252,9 @@ def write_diary(
                 int(d) if r else None
                 for d, r in zip(health.onset_dice.tolist(), rolled, strict=True)
             ],
-            "fell_ill": health.fell_sick.tolist(),
-            "status": out.status.tolist(),
-            "death_cause": np.where(out.dead, out.cause, "").tolist(),
+            "fell_ill": health.fell_sick,
+            "status": out.status,
+            "death_cause": np.where(out.dead, out.cause, ""),
         },
     )
 
