@@ -31,7 +31,7 @@ from django.db import connection, models
 from django.db.backends.utils import debug_transaction
 from numpy.typing import NDArray
 
-_READ_CHUNK = 10_000
+_READ_CHUNK = 5_000
 """Rows fetched at a time by ``read_columns`` (memory bounded by a chunk, not the table)."""
 
 
@@ -175,7 +175,7 @@ def update_columns(
         return int(cursor.rowcount)
 
 
-_COPY_CHUNK = 20_000
+_COPY_CHUNK = 5_000
 """Rows per ``write`` of a COPY: the text of one chunk is built at a time (memory bounded)."""
 
 
