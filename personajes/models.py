@@ -179,7 +179,10 @@ class Character(models.Model):
 class TraitValue(models.Model):
     """The points a character has in one trait (R5: a non-negative integer)."""
 
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="trait_values")
+    # No index of its own: trait_value_unique (character, trait) leads with it.
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="trait_values", db_index=False
+    )
     trait = models.ForeignKey(Trait, on_delete=models.CASCADE, related_name="values")
     value = models.PositiveSmallIntegerField(_("points"), default=0)
 
@@ -318,7 +321,11 @@ class Stock(models.Model):
 class InventoryItem(Stock):
     """How much of an item a character carries (units; fractional for rolls of paper)."""
 
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="inventory")
+    # No index of its own: inventory_unique (character, item_type) leads with it (one index
+    # less to keep up on every write of the tick).
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="inventory", db_index=False
+    )
 
     class Meta:
         verbose_name = _("inventory item")
@@ -417,7 +424,11 @@ class DayRecord(models.Model):
     """
 
     character = models.ForeignKey(
-        Character, on_delete=models.CASCADE, related_name="day_records", verbose_name=_("character")
+        Character,
+        on_delete=models.CASCADE,
+        related_name="day_records",
+        verbose_name=_("character"),
+        db_index=False,  # day_record_unique (character, day) leads with it
     )
     day = models.PositiveIntegerField(_("in-game day"), validators=bounds.day_validators())
     sleep_h = models.FloatField(
@@ -476,7 +487,11 @@ class ShelterStash(Stock):
     may take from (R15, setting ``allow_shelter_stash``); toilet paper here is the shelter's."""
 
     shelter = models.ForeignKey(
-        "mundo.Location", on_delete=models.CASCADE, related_name="stash", verbose_name=_("shelter")
+        "mundo.Location",
+        on_delete=models.CASCADE,
+        related_name="stash",
+        verbose_name=_("shelter"),
+        db_index=False,  # stash_unique (shelter, item_type) leads with it
     )
 
     class Meta:
@@ -498,7 +513,11 @@ class DiaryEntry(models.Model):
     Counters and penalty are as the tick left them (they apply to the next day).
     """
 
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="diary_entries")
+    # No index of its own: diary_entry_unique_day (character, day) leads with it (one index
+    # less for the tick's daily insert).
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="diary_entries", db_index=False
+    )
     day = models.PositiveIntegerField(_("in-game day"), validators=bounds.day_validators())
     date = models.DateField(_("date"))
     weather_label = models.CharField(_("weather"), max_length=60, blank=True)

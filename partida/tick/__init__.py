@@ -28,8 +28,13 @@ day N + 1's rolls).
 Exactly once: see ``partida.tick.run``.
 
 Queries: a fixed number per tick, whatever the number of characters (25 in
-tests/partida/test_tick.py for 10 and for 200): reads with ``values_list`` into arrays, writes
-with one statement per table (``nucleo.bulk``).
+tests/partida/test_tick.py for 10 and for 200): reads straight into numpy arrays
+(``nucleo.bulk.read_columns``), writes with one statement per table (``nucleo.bulk``: UPDATE
+from arrays, COPY of the diary and roll rows on PostgreSQL).
+
+Storage (personajes migration 0008): the characters', carried items' and stashes' tables have
+fill factor 50, so the tick's daily UPDATE of nearly every row stays on its page (a HOT update:
+no index written); no index duplicates the leading column of a unique constraint.
 
 Random numbers: one generator per step and subject, ``make_rng(entropy, [day, PURPOSE, subject,
 0])`` — the weather of each climate, the cut dice of each grid, one for the health step's

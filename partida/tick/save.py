@@ -81,25 +81,23 @@ def write_characters(loaded: Loaded, out: CharactersDayOutcome, closed: int) -> 
         )
 
 
-def _roll_fields(**values: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "kind": "",
-        "character": None,
-        "reason": "",
-        "expression": "",
-        "trait_name": "",
-        "trait_value": None,
-        "base_threshold": None,
-        "modifiers": "[]",
-        "effective_threshold": None,
-        "dice": "[]",
-        "total": None,
-        "successes": None,
-        "success": None,
-        "dirt_sensitive": False,
-    }
-    base.update(values)
-    return base
+_ROLL_BLANK: dict[str, Any] = {
+    "kind": "",
+    "character": None,
+    "reason": "",
+    "expression": "",
+    "trait_name": "",
+    "trait_value": None,
+    "base_threshold": None,
+    "modifiers": "[]",
+    "effective_threshold": None,
+    "dice": "[]",
+    "total": None,
+    "successes": None,
+    "success": None,
+    "dirt_sensitive": False,
+}
+"""A tick roll row's fields, blank; each kind of roll fills its own (every row, same names)."""
 
 
 def health_roll_key(closed: int, character_id: Any) -> list[int]:
@@ -110,6 +108,92 @@ def health_roll_key(closed: int, character_id: Any) -> list[int]:
     return [int(closed), int(RollPurpose.HEALTH), int(character_id), 0]
 
 
+def _once_each(values: list[Any], text: Any) -> list[str]:
+    """``text(v)`` for each of ``values``, computed once per distinct value (hashable)."""
+    memo: dict[Any, str] = {}
+    return [memo[v] if v in memo else memo.setdefault(v, text(v)) for v in values]
+
+
+def _ledger_rows(subjects: I64, closed: int, columns: dict[str, list[Any]]) -> list[LedgerRow]:
+    """One ``LedgerRow`` per subject (the ledger's input) from whole columns: the blank fields
+    and ``columns`` zipped, keys ``health_roll_key`` as one int array."""
+    k = int(subjects.shape[0])
+    filled = {name: columns.get(name, [value] * k) for name, value in _ROLL_BLANK.items()}
+    keys = np.zeros((k, 4), np.int64)
+    keys[:, 0], keys[:, 1], keys[:, 2] = closed, int(RollPurpose.HEALTH), subjects
+    names = list(filled)
+    return [
+        LedgerRow(RollPurpose.HEALTH, subject, dict(zip(names, values, strict=True)), key)
+        for subject, values, key in zip(
+            subjects.tolist(), zip(*filled.values(), strict=True), keys.tolist(), strict=True
+        )
+    ]
+
+
+def _resistance_rows(
+    closed: int, loaded: Loaded, out: CharactersDayOutcome, rules: RuleSettings
+) -> list[LedgerRow]:
+    """The resistance rolls at a disease's end (R12): columns from the outcome's arrays."""
+    res = out.resistance
+    at = res.index.astype(np.int64)
+    k = int(at.shape[0])
+    if k == 0:
+        return []
+    with translation.override(settings.LANGUAGE_CODE):  # stored words, the site's language
+        reason = gettext("Resistance roll at the end of the disease (R12)")
+    subjects = loaded.ids[at]
+    return _ledger_rows(
+        subjects,
+        closed,
+        {
+            "kind": [Roll.Kind.ACTION] * k,
+            "character": subjects.tolist(),
+            "reason": [reason] * k,
+            "trait_name": ["Resistencia"] * k,
+            "trait_value": loaded.day.resistencia[at].tolist(),
+            # as the roll's penalty is
+            "dirt_sensitive": [is_dirt_sensitive(RESISTANCE_TRAIT, rules)] * k,
+            "base_threshold": [rules.resistance_base] * k,
+            "modifiers": _once_each(list(res.breakdowns), _breakdown_json),
+            "effective_threshold": np.asarray(res.thresholds, np.int64).tolist(),
+            "dice": _once_each([tuple(d) for d in res.dice], lambda d: json.dumps(list(d))),
+            "successes": np.asarray(res.successes, np.int64).tolist(),
+            "success": np.asarray(res.success, np.bool_).tolist(),
+        },
+    )
+
+
+def _duration_rows(
+    closed: int, loaded: Loaded, out: CharactersDayOutcome, rules: RuleSettings
+) -> list[LedgerRow]:
+    """New diseases' durations (R12, an expression roll: R4), dice stored per term; each
+    distinct row of faces formatted once (a 1d6+2 has six)."""
+    health = out.health
+    at = np.flatnonzero(health.fell_sick)
+    k = int(at.shape[0])
+    if k == 0:
+        return []
+    with translation.override(settings.LANGUAGE_CODE):
+        reason = gettext("Duration of the disease (R12)")
+    duration = parse_expression(rules.disease_duration)
+    subjects = loaded.ids[at]
+    return _ledger_rows(
+        subjects,
+        closed,
+        {
+            "kind": [Roll.Kind.EXPRESSION] * k,
+            "character": subjects.tolist(),
+            "reason": [reason] * k,
+            "expression": [rules.disease_duration] * k,
+            "dice": _once_each(
+                [tuple(row) for row in health.duration_dice[at].tolist()],
+                lambda faces: json.dumps([t.as_dict() for t in term_rolls(duration, faces)]),
+            ),
+            "total": health.duration[at].astype(np.int64).tolist(),
+        },
+    )
+
+
 def write_rolls(
     campaign: Campaign, closed: int, loaded: Loaded, out: CharactersDayOutcome, rules: RuleSettings
 ) -> None:
@@ -117,58 +201,11 @@ def write_rolls(
     the ledger, each under the key its dice were drawn from (``health_roll_key``: a character
     has at most one of them a day, so its sequence is 0; the ledger checks it).
     A duration's dice are stored per term (``reglas.expressions.TermRoll.as_dict``), the shape
-    of every expression roll. Source: RULES.md R4, R12, DESIGN.md "Randomness and the roll
-    ledger".
+    of every expression roll. The rows' columns come from the outcome's arrays (one list per
+    field, JSON texts made once per distinct value), zipped into the ledger's rows. Source:
+    RULES.md R4, R12, DESIGN.md "Randomness and the roll ledger".
     """
-    ids, res, health = loaded.ids, out.resistance, out.health
-    resistance_dirty = is_dirt_sensitive(RESISTANCE_TRAIT, rules)  # as the roll's penalty is
-    # A duration is stored as every expression roll is (R4): one entry per dice term with its
-    # faces, so the pages read one shape of dice whoever rolled them.
-    duration = parse_expression(rules.disease_duration)
-    # The reasons are stored words (a roll's row is its record), in the site's language.
-    with translation.override(settings.LANGUAGE_CODE):
-        resistance_reason = gettext("Resistance roll at the end of the disease (R12)")
-        duration_reason = gettext("Duration of the disease (R12)")
-    rows = [
-        LedgerRow(
-            RollPurpose.HEALTH,
-            int(ids[i]),
-            _roll_fields(
-                kind=Roll.Kind.ACTION,
-                character=int(ids[i]),
-                reason=resistance_reason,
-                trait_name="Resistencia",
-                trait_value=int(loaded.day.resistencia[i]),
-                dirt_sensitive=resistance_dirty,
-                base_threshold=rules.resistance_base,
-                modifiers=_breakdown_json(res.breakdowns[j]),
-                effective_threshold=int(res.thresholds[j]),
-                dice=json.dumps(res.dice[j]),
-                successes=int(res.successes[j]),
-                success=bool(res.success[j]),
-            ),
-            drawn_with=health_roll_key(closed, ids[i]),
-        )
-        for j, i in enumerate(res.index.tolist())
-    ]
-    rows += [
-        LedgerRow(
-            RollPurpose.HEALTH,
-            int(ids[i]),
-            _roll_fields(
-                kind=Roll.Kind.EXPRESSION,
-                character=int(ids[i]),
-                reason=duration_reason,
-                expression=rules.disease_duration,
-                dice=json.dumps(
-                    [t.as_dict() for t in term_rolls(duration, health.duration_dice[i])]
-                ),
-                total=int(health.duration[i]),
-            ),
-            drawn_with=health_roll_key(closed, ids[i]),
-        )
-        for i in np.flatnonzero(health.fell_sick).tolist()
-    ]
+    rows = _resistance_rows(closed, loaded, out, rules) + _duration_rows(closed, loaded, out, rules)
     rolls_record_bulk(Roll, campaign=campaign, day=closed, rows=rows)
 
 
@@ -181,8 +218,10 @@ def write_diary(
     closed: int,
     closed_date: datetime.date,
 ) -> None:
-    """One DiaryEntry per character for the closed day, in one INSERT: amounts in kcal, L
-    and h, the counters as the day leaves them, the R9 and R10 breakdowns as JSON.
+    """One DiaryEntry per character for the closed day, in one INSERT (COPY on PostgreSQL):
+    amounts in kcal, L and h, the counters as the day leaves them, the R9 and R10 breakdowns
+    as JSON. Columns go as numpy arrays where they are ones (turned into Python values a chunk
+    of rows at a time by ``nucleo.bulk``, so memory holds one chunk, not the whole table).
     Source: RULES.md R25."""
     n = loaded.ids.shape[0]
     final, survival, health = out.condition, out.survival, out.health
@@ -190,20 +229,20 @@ def write_diary(
     bulk.insert_columns(
         DiaryEntry,
         {
-            "character": loaded.ids.tolist(),
+            "character": loaded.ids,
             "day": [closed] * n,
             "date": [closed_date] * n,
             "weather_label": [world.weather[c][0] for c in loaded.climate],
             "min_temp_c": [world.weather[c][2] for c in loaded.climate],
-            "kcal_eaten": np.round(survival.consumption.kcal_eaten, 3).tolist(),
+            "kcal_eaten": np.round(survival.consumption.kcal_eaten, 3),
             "kcal_needed": [rules.daily_kcal] * n,
-            "water_l": np.round(survival.consumption.water_drunk_l, 3).tolist(),
+            "water_l": np.round(survival.consumption.water_drunk_l, 3),
             "water_needed_l": [rules.daily_water_l] * n,
-            "sleep_h": survival.needs.sleep_h.tolist(),
+            "sleep_h": survival.needs.sleep_h,
             "sleep_needed_h": [rules.daily_sleep_h] * n,
-            "hygiene_ok": survival.hygiene.adequate.tolist(),
-            **{name: getattr(final, name).tolist() for name in DIARY_CONDITION_FIELDS},
-            "penalty_total": out.penalty_total.tolist(),
+            "hygiene_ok": survival.hygiene.adequate,
+            **{name: getattr(final, name) for name in DIARY_CONDITION_FIELDS},
+            "penalty_total": out.penalty_total,
             "penalty_breakdown": _table_json(out.penalty),
             "disease_p": [
                 int(p) if r else None for p, r in zip(health.odds.p.tolist(), rolled, strict=True)
@@ -213,9 +252,9 @@ def write_diary(
                 int(d) if r else None
                 for d, r in zip(health.onset_dice.tolist(), rolled, strict=True)
             ],
-            "fell_ill": health.fell_sick.tolist(),
-            "status": out.status.tolist(),
-            "death_cause": np.where(out.dead, out.cause, "").tolist(),
+            "fell_ill": health.fell_sick,
+            "status": out.status,
+            "death_cause": np.where(out.dead, out.cause, ""),
         },
     )
 

@@ -424,7 +424,8 @@ def test_the_ticks_query_count_does_not_grow_with_the_characters(campaign, villa
     # supply is cut), characters, shelters, day records, item types, inventory, stashes,
     # Resistencia values, inventory update, stash update (when the stash was used), characters
     # update (the rows that changed), the dead's status update, the day's roll sequences read
-    # and the rolls insert (nucleo.ledger, when a disease ends or starts), diary insert,
+    # and the rolls insert (nucleo.ledger, when a disease ends or starts), diary insert (each
+    # insert a COPY on PostgreSQL, counted as one query as Django logs it),
     # settlement days insert, settlements update (when someone rose), tick record insert,
     # campaign update, release. A statement is skipped when it has nothing to write, never
     # repeated.

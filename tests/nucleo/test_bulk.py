@@ -1,0 +1,154 @@
+"""``nucleo.bulk``: column-wise reads and writes in one statement each, on SQLite and PostgreSQL
+(the tick's I/O: ``read_columns`` into numpy, ``insert_columns`` by COPY on PostgreSQL)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.db.models import FloatField
+from django.db.models.functions import Cast
+from django.test.utils import CaptureQueriesContext
+
+from nucleo import bulk
+from personajes.models import Character, DiaryEntry, InventoryItem, ItemType
+from tests.factories import CharacterFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _diary(character_id: int, n: int, **overrides: object) -> dict[str, list[object]]:
+    """``n`` diary rows of one character (days 1..n) as columns, with ``overrides``."""
+    columns: dict[str, list[object]] = {
+        "character": [character_id] * n,
+        "day": list(range(1, n + 1)),
+        "date": [datetime.date(2026, 11, 1) + datetime.timedelta(days=d) for d in range(n)],
+        "weather_label": ["despejado"] * n,
+        "min_temp_c": [3.5] * n,
+        "kcal_eaten": [1999.125] * n,
+        "kcal_needed": [2000.0] * n,
+        "water_l": [2.0] * n,
+        "water_needed_l": [2.0] * n,
+        "sleep_h": [8.0] * n,
+        "sleep_needed_h": [6.0] * n,
+        "hygiene_ok": [True] * n,
+        **{
+            name: [0] * n
+            for name in (
+                "hunger_days",
+                "thirst_days",
+                "fatigue_days",
+                "unhygienic_days",
+                "disease_day",
+                "disease_duration",
+                "infection_day",
+                "infection_duration",
+                "penalty_total",
+            )
+        },
+        "dirty": [False] * n,
+        "extra_dirt": [False] * n,
+        "penalty_breakdown": ["[]"] * n,
+        "disease_p": [2] * n,
+        "disease_breakdown": ["[]"] * n,
+        "disease_die": [50] * n,
+        "fell_ill": [False] * n,
+        "status": ["alive"] * n,
+        "death_cause": [""] * n,
+    }
+    columns.update(overrides)
+    return columns
+
+
+def test_an_insert_keeps_every_awkward_value_and_is_one_query(campaign):
+    # Text with the characters COPY's text format escapes (tab, newline, carriage return,
+    # backslash), JSON with quotes and backslashes, NULLs, dates, booleans, numpy columns.
+    pc = CharacterFactory(campaign=campaign)
+    labels = ["tab\there", "line\nbreak\r", "back\\slash \\N", "ñandú «frío»"]
+    breakdown = json.dumps([{"label": 'say "hi" \\ bye\n', "points": -5}], ensure_ascii=False)
+    columns = _diary(
+        pc.pk,
+        4,
+        weather_label=labels,
+        min_temp_c=[None, -2.25, 0.0, 1e-5],
+        sleep_h=np.array([8.0, 7.5, 0.0, 24.0]),
+        hygiene_ok=np.array([True, False, True, False]),
+        penalty_total=np.array([-15, 0, 5, 10], np.int64),
+        penalty_breakdown=[breakdown, "[]", "[]", "[]"],
+        disease_p=[None, 2, None, 100],
+        death_cause=["", "", "hunger", ""],
+    )
+    with CaptureQueriesContext(connection) as ctx:
+        assert bulk.insert_columns(DiaryEntry, columns) == 4
+    assert len(ctx.captured_queries) == 1
+    rows = list(DiaryEntry.objects.filter(character=pc).order_by("day"))
+    assert [r.weather_label for r in rows] == labels
+    assert rows[0].min_temp_c is None and rows[3].min_temp_c == 1e-5
+    assert [r.sleep_h for r in rows] == [8.0, 7.5, 0.0, 24.0]
+    assert [r.hygiene_ok for r in rows] == [True, False, True, False]
+    assert [r.penalty_total for r in rows] == [-15, 0, 5, 10]
+    assert rows[0].penalty_breakdown == [{"label": 'say "hi" \\ bye\n', "points": -5}]
+    assert [r.disease_p for r in rows] == [None, 2, None, 100]
+    assert rows[2].date == datetime.date(2026, 11, 3) and rows[2].death_cause == "hunger"
+    assert rows[0].kcal_eaten == 1999.125
+
+
+def test_an_insert_larger_than_a_chunk_writes_every_row_in_order(campaign, monkeypatch):
+    monkeypatch.setattr(bulk, "_COPY_CHUNK", 3)
+    pc = CharacterFactory(campaign=campaign)
+    with CaptureQueriesContext(connection) as ctx:
+        assert bulk.insert_columns(DiaryEntry, _diary(pc.pk, 10)) == 10
+    assert len(ctx.captured_queries) == 1
+    days = DiaryEntry.objects.filter(character=pc).order_by("id").values_list("day", flat=True)
+    assert list(days) == list(range(1, 11))
+
+
+def test_no_rows_no_query():
+    with CaptureQueriesContext(connection) as ctx:
+        assert bulk.insert_columns(DiaryEntry, {"day": []}) == 0
+        assert bulk.update_columns(DiaryEntry, [], {"day": []}) == 0
+    assert ctx.captured_queries == []
+
+
+def test_columns_of_different_lengths_are_refused():
+    with pytest.raises(ValueError, match="different lengths"):
+        bulk.insert_columns(DiaryEntry, {"day": [1, 2], "status": ["alive"]})
+
+
+def test_read_columns_gives_one_array_per_column_nulls_as_nan(campaign, monkeypatch):
+    monkeypatch.setattr(bulk, "_READ_CHUNK", 2)  # five rows: three chunks, concatenated
+    food = ItemType.objects.create(campaign=campaign, name="Lata", kind="food", kcal_per_unit=400)
+    people = [
+        CharacterFactory(campaign=campaign, hunger_days=i, dirty=i % 2 == 1) for i in range(5)
+    ]
+    for i, pc in enumerate(people):
+        InventoryItem.objects.create(character=pc, item_type=food, quantity=Decimal(i) / 8)
+    ids, settlement, hunger, dirty = bulk.read_columns(
+        Character.objects.filter(campaign=campaign)
+        .order_by("id")
+        .values_list("id", "settlement_id", "hunger_days", "dirty"),
+        [np.int64, np.float64, np.int64, np.bool_],
+    )
+    assert ids.tolist() == [p.pk for p in people] and ids.dtype == np.int64
+    assert np.isnan(settlement).all()
+    assert hunger.tolist() == [0, 1, 2, 3, 4]
+    assert dirty.dtype == np.bool_ and dirty.tolist() == [False, True, False, True, False]
+    (units,) = bulk.read_columns(
+        InventoryItem.objects.filter(item_type=food)
+        .order_by("character_id")
+        .values_list(Cast("quantity", FloatField())),
+        [np.float64],
+    )
+    assert units.tolist() == [0.0, 0.125, 0.25, 0.375, 0.5]
+
+
+def test_read_columns_of_no_rows_are_empty_arrays(campaign):
+    ids, flags = bulk.read_columns(
+        Character.objects.filter(campaign=campaign).values_list("id", "dirty"),
+        [np.int64, np.bool_],
+    )
+    assert ids.shape == (0,) and ids.dtype == np.int64 and flags.dtype == np.bool_
