@@ -43,7 +43,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('mundo', '0006_bounds_on_days_dates_and_counts'),
-        ('personajes', '0007_portrait_thumbnail'),
+        ('personajes', '0008_places_moves_and_day_marks'),
     ]
 
     operations = [
