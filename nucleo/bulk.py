@@ -35,6 +35,10 @@ _READ_CHUNK = 5_000
 """Rows fetched at a time by ``read_columns`` (memory bounded by a chunk, not the table)."""
 
 
+Column = Sequence[Any] | NDArray[Any]
+"""One column of rows to write: a list or a numpy array (one value per row)."""
+
+
 def read_columns(queryset: Any, dtypes: Sequence[Any]) -> list[NDArray[Any]]:
     """The rows of a ``values_list`` queryset as one numpy array per column, in one query.
 
@@ -121,7 +125,7 @@ def _columns(model: type[models.Model], names: Sequence[str]) -> list[models.Fie
     return [model._meta.get_field(name) for name in names]  # type: ignore[misc]
 
 
-def _check_lengths(columns: Mapping[str, Sequence[Any]]) -> int:
+def _check_lengths(columns: Mapping[str, Column]) -> int:
     lengths = {len(v) for v in columns.values()}
     if len(lengths) > 1:
         raise ValueError(f"columns of different lengths: {lengths}")
@@ -129,7 +133,7 @@ def _check_lengths(columns: Mapping[str, Sequence[Any]]) -> int:
 
 
 def update_columns(
-    model: type[models.Model], pks: Sequence[Any], columns: Mapping[str, Sequence[Any]]
+    model: type[models.Model], pks: Sequence[Any], columns: Mapping[str, Column]
 ) -> int:
     """``UPDATE`` the rows whose primary keys are ``pks`` with ``columns`` (field name → one
     value per row, in the order of ``pks``) in one statement. Returns the rows changed.
@@ -230,7 +234,7 @@ def _copy_rows(
             copy.write("\n".join(map("\t".join, zip(*chunk, strict=True))) + "\n")
 
 
-def insert_columns(model: type[models.Model], columns: Mapping[str, Sequence[Any]]) -> int:
+def insert_columns(model: type[models.Model], columns: Mapping[str, Column]) -> int:
     """``INSERT`` one row per position of ``columns`` (field name → values: a sequence or a
     numpy array, turned into Python values a chunk at a time) in one statement:
     ``COPY … FROM STDIN`` on PostgreSQL (the fastest way in: no SQL to parse or plan, rows
