@@ -29,6 +29,7 @@ NAMES_KEY = "escenas:names-generation"
 CSRF_PLACEHOLDER = "\x00csrf-token\x00"
 """Stands for the request's CSRF token inside a stored fragment (never valid HTML text)."""
 
+
 def rights_class(*, is_master: bool, is_author: bool) -> str:
     """The viewer's rights class for one post: ``"m"`` the master, ``"a"`` its author, ``"ma"``
     both, ``"r"`` anyone else (whatever they read, a post's fragment differs only by these)."""

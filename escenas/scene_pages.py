@@ -14,8 +14,8 @@ link names the same posts however many are written later:
 
 Queries: the page's ids (1), the counts that place it (1: visible posts and those before it;
 the last page counts first and needs no other), an older ``?page=<n>`` link one more (the id
-that starts the page), and only for posts whose fragment is not cached, the posts with their rolls and whisper
-recipients (3). Source of the visibility rules: ``escenas.access``.
+that starts the page), and only for posts whose fragment is not cached, the posts with their
+rolls and whisper recipients (3). Source of the visibility rules: ``escenas.access``.
 """
 
 from __future__ import annotations

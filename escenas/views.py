@@ -312,9 +312,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if is_htmx(request):
         return render(request, SCENE_TEMPLATE + "#post_form", _form_context(request, access, form))
     last_read = selectors.last_read_post_id(access.scene, request.user)
-    page = scene_pages.scene_page(
-        access, cursor=scene_pages.Cursor("unread"), last_read=last_read
-    )
+    page = scene_pages.scene_page(access, cursor=scene_pages.Cursor("unread"), last_read=last_read)
     context = _scene_context(request, access, page=page, form=form)
     return render(request, SCENE_TEMPLATE, context, status=400)
 

@@ -19,7 +19,7 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from escenas import services
-from escenas.models import Post, SceneRead
+from escenas.models import SceneRead
 from tests.escenas.conftest import client_for
 from tests.escenas.test_permissions import (
     CAST,

@@ -126,7 +126,9 @@ def test_scene_list_is_paginated(campaign, master, player_a, char_a):
     )
     PostFactory(scene=story, author=master)
     for i in range(SCENE_LIST_SIZE + 5):
-        scenes.diary_scene_for(CharacterFactory(campaign=campaign, player=player_a, name=f"P{i:03}"))
+        scenes.diary_scene_for(
+            CharacterFactory(campaign=campaign, player=player_a, name=f"P{i:03}")
+        )
     client = client_for(player_a)
     client.get(url)  # create-on-read: the off-topic scene and char_a's diary
     with CaptureQueriesContext(connection) as ctx:
