@@ -96,3 +96,37 @@ def test_cached_page_is_byte_identical_for_every_viewer(kind, cast, campaign, ma
             # A warm page loads no post (nor its rolls, nor its whisper recipients).
             loads = [q for q in queries if '"escenas_postroll"' in q or "body_html" in q]
             assert loads == [], f"{who} in {kind}: {loads}"
+
+
+def test_renames_reach_cached_posts(story, master, player_a, player_b, char_a):
+    """A cached fragment shows names the post row does not store (the author's username, the
+    roll's character): renaming either changes every key, so the next page shows the new name."""
+    write(
+        story,
+        player_a,
+        "Empujo la puerta",
+        roll=services.RollSpec(kind="action", character=char_a, trait="fuerza", threshold=40),
+    )
+    client = client_for(player_b)
+    url = story.get_absolute_url() + "?page=1"
+    with override_settings(CACHES=LOCMEM):
+        client.get(url)
+        assert "alicia" in client.get(url).content.decode()
+        player_a.username = "alicia-renombrada"
+        player_a.save()
+        char_a.name = "Ana Renombrada"
+        char_a.save(update_fields=["name"])
+        html = client.get(url).content.decode()
+    assert "alicia-renombrada" in html
+    assert "— Ana Renombrada" in html  # the roll's title names its character
+
+
+def test_an_edit_reaches_cached_posts(story, master, player_b):
+    post = write(story, master, "Texto original")
+    client = client_for(player_b)
+    url = story.get_absolute_url() + "?page=1"
+    with override_settings(CACHES=LOCMEM):
+        assert "Texto original" in client.get(url).content.decode()
+        services.post_edit(post=post, editor=master, body="Texto corregido", note_to_master="")
+        html = client.get(url).content.decode()
+    assert "Texto corregido" in html and "Texto original" not in html
