@@ -167,7 +167,8 @@ CASES = {
         "master",
         _characters,
         4,
-        "user (session cached), campaign with my role beside it, count, page (campaign and player joined)",
+        "user (session cached), campaign with my role beside it, count, page (campaign and "
+        "player joined)",
     ),
     "my characters": ListCase(
         "/api/v1/characters/", "player_a", _characters, 3, "user (session cached), count, page"

@@ -556,11 +556,11 @@ def test_master_list_queries_do_not_grow_with_characters(
     client = client_for(master)
     url = reverse("personajes:campaign_characters", kwargs={"slug": campaign.slug})
     make_characters(campaign, 1)
-    # session, user, campaign (master check), characters with their players
-    with django_assert_num_queries(4):
+    # user (the session is cached), campaign (master check), characters with their players
+    with django_assert_num_queries(3):
         client.get(url)
     make_characters(campaign, 19)
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(3):
         response = client.get(url)
     assert len(response.context["characters"]) == 20
 
@@ -570,12 +570,12 @@ def test_my_characters_queries_do_not_grow_with_characters(
 ):
     client = client_for(player_a)
     CharacterFactory(campaign=campaign, player=player_a)
-    # session, user, characters with their campaigns
-    with django_assert_num_queries(3):
+    # user (the session is cached), characters with their campaigns
+    with django_assert_num_queries(2):
         client.get(reverse("personajes:mine"))
     for i in range(19):
         CharacterFactory(campaign=CampaignFactory(), player=player_a, name=f"P{i}")
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(2):
         response = client.get(reverse("personajes:mine"))
     assert len(response.context["characters"]) == 20
 
