@@ -5,7 +5,7 @@ STAMP    := $(VENV)/.installed
 HOST     ?= 127.0.0.1
 PORT     ?= 8000
 
-.PHONY: help install demo test lint format bench lock serve clean
+.PHONY: help install demo test lint format bench load lock serve clean
 
 help:
 	@echo "make demo     set up, load the demo campaign and serve it on http://$(HOST):$(PORT)"
@@ -14,6 +14,8 @@ help:
 	@echo "make install  only the virtual environment, from requirements-dev.lock (runtime + dev, hashed)"
 	@echo "make bench    benchmarks (tests/bench) on a fresh PostgreSQL database when one answers, else SQLite;"
 	@echo "              prints one table and writes bench-results.json"
+	@echo "make load     load test: 50 players post with rolls and read a scene for 60 s (locust, gunicorn,"
+	@echo "              a fresh PostgreSQL database); prints req/s, p50/p95/p99, errors; checks 0 lost"
 	@echo "make lint     ruff, import-linter and mypy"
 	@echo "make lock     recompile requirements.lock (runtime) and requirements-dev.lock from pyproject.toml"
 
@@ -47,6 +49,9 @@ test: install lint
 
 bench: install
 	scripts/bench $(PYTEST_ARGS)
+
+load: install
+	scripts/load
 
 format: install
 	$(VENV)/bin/ruff format .

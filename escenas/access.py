@@ -347,7 +347,7 @@ def revision_count() -> Coalesce:
 def _user_model() -> type[User]:
     from django.contrib.auth import get_user_model
 
-    return get_user_model()  # type: ignore[return-value]
+    return get_user_model()
 
 
 def campaign_posts(campaign: Campaign) -> QuerySet[Post]:

@@ -32,7 +32,7 @@ class PostRollInline(ScopedTabularInline):
     can_delete = False
     readonly_fields = ["roll", "hidden", "request", "position"]
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None):
         return False  # rolls are made by the server inside posts, never by hand
 
 
@@ -42,7 +42,7 @@ class PostRevisionInline(ScopedTabularInline):
     can_delete = False
     readonly_fields = ["body", "note_to_master", "edited_by", "edited_at", "after_roll"]
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None):
         return False
 
 

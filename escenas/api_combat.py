@@ -171,7 +171,7 @@ class CombatSerializer(serializers.ModelSerializer):
             "finished_at": {"help_text": gettext_lazy("When it ended, if it has.")},
         }
 
-    @extend_schema(responses=DeclarationSerializer(many=True))  # type: ignore[misc]
+    @extend_schema(responses=DeclarationSerializer(many=True))
     def get_declarations(self, obj: Combat) -> list[dict[str, Any]]:
         current = [d for d in obj.declarations.all() if d.turn == obj.turn]
         return DeclarationSerializer(current, many=True).data  # type: ignore[return-value]

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -133,7 +133,7 @@ def _lock_combat(combat: Combat) -> Combat:
 def combat_open(
     *,
     scene: Scene,
-    master: AbstractBaseUser,
+    master: User,
     kind: str,
     title: str = "",
     settlement: Settlement | None = None,
@@ -207,7 +207,7 @@ def _check_open(combat: Combat) -> None:
 def combatants_add(
     *,
     combat: Combat,
-    master: AbstractBaseUser,
+    master: User,
     characters: Iterable[Character] = (),
     zombies: int = 0,
     npc_name: str = "",
@@ -410,7 +410,7 @@ def declaration_make(
     return declaration
 
 
-def combat_finish(*, combat: Combat, master: AbstractBaseUser) -> Combat:
+def combat_finish(*, combat: Combat, master: User) -> Combat:
     """The master ends an open fight (e.g. the survivors flee). Raises ServiceError."""
     with campaign_lock(combat.campaign_id) as campaign:
         require_master(campaign, master, _("Only the campaign's master can change a fight."))
@@ -440,7 +440,7 @@ def healers_for(combat: Combat, user: AnyUser) -> list[Character]:
 def post_with_declaration(
     *,
     access: Any,
-    author: AbstractBaseUser,
+    author: User,
     post_kwargs: Mapping[str, Any],
     declaration: Mapping[str, Any],
 ) -> tuple[Post, bool]:

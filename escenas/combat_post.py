@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -55,7 +55,7 @@ class LedgerDice:
     ledger can check them (``LedgerRow.drawn_with``). Source: DESIGN.md "Randomness and the
     roll ledger"."""
 
-    def __init__(self, campaign: Campaign, master: AbstractBaseUser, generator_for: Any) -> None:
+    def __init__(self, campaign: Campaign, master: User, generator_for: Any) -> None:
         self.campaign, self.day = campaign, int(campaign.current_day)
         self.master_subject = USER_SUBJECT_OFFSET + int(master.pk)
         self.generator_for = generator_for
@@ -79,7 +79,7 @@ def _roll_row(
     roll: CombatRoll,
     who: Character | None,
     reason: str,
-    master: AbstractBaseUser,
+    master: User,
     traits: dict[str, Trait],
     drawn_with: list[int],
 ) -> LedgerRow:
@@ -111,7 +111,7 @@ def _roll_row(
     )
 
 
-def _ledger_rows(campaign: Campaign, master: AbstractBaseUser, record: Any) -> list[LedgerRow]:
+def _ledger_rows(campaign: Campaign, master: User, record: Any) -> list[LedgerRow]:
     """The turn's rolls as ledger rows: every engine roll, then the infections' 1d6+2."""
     traits = {t.slug: t for t in Trait.objects.filter(campaign=campaign)}
     dice = record.dice
@@ -147,9 +147,7 @@ def _ledger_rows(campaign: Campaign, master: AbstractBaseUser, record: Any) -> l
     return rows
 
 
-def turn_write(
-    combat: Combat, campaign: Campaign, master: AbstractBaseUser, record: Any
-) -> CombatTurn:
+def turn_write(combat: Combat, campaign: Campaign, master: User, record: Any) -> CombatTurn:
     """The rolls (one INSERT), the summary post with them attached, the turn row."""
     day = campaign.current_day
     rows = _ledger_rows(campaign, master, record)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -120,9 +120,7 @@ def turn_rng(campaign: Campaign, key: list[int]) -> np.random.Generator:
     return make_rng(campaign.entropy_int, key)
 
 
-def turn_resolve(
-    *, combat: Combat, master: AbstractBaseUser, turn: int | None = None
-) -> CombatTurn:
+def turn_resolve(*, combat: Combat, master: User, turn: int | None = None) -> CombatTurn:
     """The master resolves the current turn (``turn``, when given, must be it: a stale page
     asking again for a resolved turn is refused). Returns the stored ``CombatTurn``.
 
@@ -148,7 +146,7 @@ def turn_resolve(
             return _resolve_locked(locked, campaign, master)
 
 
-def _resolve_locked(combat: Combat, campaign: Campaign, master: AbstractBaseUser) -> CombatTurn:
+def _resolve_locked(combat: Combat, campaign: Campaign, master: User) -> CombatTurn:
     rows = lock_rows(Combatant.objects.filter(combat=combat))
     by_pk = {r.pk: r for r in rows}
     declared = {

@@ -21,6 +21,7 @@ from escenas.models import (
 from escenas.rendering import render_markdown
 from escenas.scenes import diary_title
 from escenas.tasks import notify_posts
+from mundo.world_texts import sky_name
 from personajes.models import Character
 
 DIARY_KEY = "diario:{day}"
@@ -50,7 +51,7 @@ def diary_entry_markdown(entry: Any) -> str:
         % {
             "day": entry.day,
             "date": entry.date.strftime("%d/%m/%Y") if entry.date else "—",
-            "weather": entry.weather_label or "—",
+            "weather": sky_name(entry.weather_label) or "—",
             "temp": _num(entry.min_temp_c),
         },
         "",
@@ -116,7 +117,7 @@ def diary_entry_markdown(entry: Any) -> str:
     }
     status = status_labels.get(entry.status, entry.status)
     if entry.death_cause:
-        status += f" ({entry.death_cause})"
+        status += f" ({entry.death_cause_label})"
     lines.append(_("- Status: %(status)s") % {"status": status})
     return "\n".join(lines) + "\n"
 

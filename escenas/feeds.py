@@ -28,7 +28,7 @@ class SceneFeed(Feed):
 
     feed_type = Atom1Feed
 
-    def get_object(  # type: ignore[override]
+    def get_object(
         self, request: HttpRequest, slug: str, pk: int, token: str | None = None
     ) -> SceneAccess:
         user: Any = access_feed_user(token) if token is not None else AnonymousUser()

@@ -14,7 +14,9 @@ from django.utils.translation import gettext_lazy as _
 
 from escenas.access import SceneAccess
 from escenas.models import BODY_MAX_CHARS, NOTE_MAX_CHARS, NotificationPreference, Post, Scene
+from escenas.search import SearchFilters
 from escenas.services import RollSpec
+from nucleo.bounds import DAY_MAX
 from nucleo.text import CleanCharField
 from personajes.models import Character, Roll, Trait
 
@@ -308,7 +310,55 @@ class SceneForm(forms.Form):
 
 
 class SearchForm(forms.Form):
-    q = forms.CharField(label=_("Search the posts"), max_length=100, required=False)
+    """The post search (``escenas.search``): words and filters, all optional. ``scenes`` are the
+    scenes the reader may read and ``characters`` the campaign's played characters (no drafts),
+    the choices of the two filters; unknown choices are refused with a message."""
+
+    q = CleanCharField(label=_("Words"), max_length=100, required=False)
+    author = CleanCharField(label=_("Written by (user)"), max_length=150, required=False)
+    character = forms.ModelChoiceField(
+        label=_("Character"),
+        queryset=Character.objects.none(),
+        required=False,
+        empty_label=_("Any character"),
+    )
+    scene = forms.ModelChoiceField(
+        label=_("Scene"), queryset=Scene.objects.none(), required=False, empty_label=_("Any scene")
+    )
+    day_from = forms.IntegerField(
+        label=_("From day"), min_value=0, max_value=DAY_MAX, required=False
+    )
+    day_to = forms.IntegerField(label=_("To day"), min_value=0, max_value=DAY_MAX, required=False)
+    has_roll = forms.BooleanField(label=_("Only posts with a roll"), required=False)
+
+    def __init__(self, *args: Any, scenes: Any = None, characters: Any = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        if scenes is not None:
+            self.fields["scene"].queryset = scenes.order_by("title")  # type: ignore[attr-defined]
+        if characters is not None:
+            self.fields["character"].queryset = characters.order_by("name")  # type: ignore[attr-defined]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        low, high = data.get("day_from"), data.get("day_to")
+        if low is not None and high is not None and low > high:
+            self.add_error("day_to", _("The last day cannot come before the first."))
+        return data
+
+    def filters(self) -> SearchFilters:
+        """The valid form as ``escenas.search.SearchFilters`` (empty filters when invalid)."""
+        if not self.is_valid():
+            return SearchFilters()
+        d = self.cleaned_data
+        return SearchFilters(
+            query=d["q"],
+            author=d["author"],
+            character_id=d["character"].pk if d["character"] else None,
+            scene_id=d["scene"].pk if d["scene"] else None,
+            day_from=d["day_from"],
+            day_to=d["day_to"],
+            has_roll=d["has_roll"],
+        )
 
 
 class NotificationForm(forms.Form):

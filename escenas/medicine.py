@@ -7,7 +7,7 @@ attached. Source: RULES.md R12, R13.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -26,7 +26,7 @@ MEDICINA = "medicina"
 """The slug of the Medicina trait."""
 
 
-def _check_healer(healer: Character, user: AbstractBaseUser, campaign: Campaign) -> None:
+def _check_healer(healer: Character, user: User, campaign: Campaign) -> None:
     """The healer is alive, the user plays it or is the master, and it has Medicina when the
     campaign asks for it. Raises ServiceError."""
     if healer.campaign_id != campaign.pk or not healer.is_alive:
@@ -42,9 +42,7 @@ def _check_healer(healer: Character, user: AbstractBaseUser, campaign: Campaign)
         raise ServiceError({"healer": _("%(name)s has no Medicina.") % {"name": healer.name}})
 
 
-def _post_roll(
-    scene: Scene, user: AbstractBaseUser, campaign: Campaign, body: str, roll: Roll
-) -> Post:
+def _post_roll(scene: Scene, user: User, campaign: Campaign, body: str, roll: Roll) -> Post:
     now = timezone.now()
     post = Post.objects.create(
         campaign=campaign,
@@ -66,9 +64,7 @@ def _post_roll(
     return post
 
 
-def amputation_try(
-    *, combat: Combat, patient: Combatant, healer: Character, user: AbstractBaseUser
-) -> Roll:
+def amputation_try(*, combat: Combat, patient: Combatant, healer: Character, user: User) -> Roll:
     """The one immediate amputation try after a bite (R13): ``healer`` (a living character of
     the scene, played by ``user`` or any for the master) rolls Medicina at the campaign's
     ``amputation_threshold`` (20 %). Success removes the infection and records the amputation
@@ -116,7 +112,7 @@ def amputation_try(
 
 
 def medicine_cure(
-    *, patient: Character, healer: Character, user: AbstractBaseUser, scene: Scene | None = None
+    *, patient: Character, healer: Character, user: User, scene: Scene | None = None
 ) -> MedicineCure:
     """A Medicina cure try on a sick ``patient`` (R12): any day, once per day per patient; the
     healer rolls Medicina at ``medicine_threshold`` (30 %); success ends the disease. With a

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core import signing
 from django.db import transaction
 from django.db.models import Prefetch
@@ -44,14 +44,14 @@ UNSUBSCRIBE_SALT = "escenas.unsubscribe"
 # --- Notifications ------------------------------------------------------------------------------
 
 
-def preference_get_or_create(*, user: AbstractBaseUser) -> NotificationPreference:
+def preference_get_or_create(*, user: User) -> NotificationPreference:
     """The user's notification preference, created with the defaults (each post, a feed
     token) on first use."""
     pref, _created = NotificationPreference.objects.get_or_create(user=user)
     return pref
 
 
-def preference_set_mode(*, user: AbstractBaseUser, mode: str) -> NotificationPreference:
+def preference_set_mode(*, user: User, mode: str) -> NotificationPreference:
     """Choose e-mails for each post, a daily digest, or none. Raises ServiceError for another
     value."""
     if mode not in NotificationPreference.Mode.values:
@@ -65,7 +65,7 @@ def preference_set_mode(*, user: AbstractBaseUser, mode: str) -> NotificationPre
     return pref
 
 
-def feed_token_regenerate(*, user: AbstractBaseUser) -> NotificationPreference:
+def feed_token_regenerate(*, user: User) -> NotificationPreference:
     """A new secret for the user's private feeds: every old feed URL stops working."""
     pref = preference_get_or_create(user=user)
     pref.feed_token = new_feed_token()
@@ -73,7 +73,7 @@ def feed_token_regenerate(*, user: AbstractBaseUser) -> NotificationPreference:
     return pref
 
 
-def feed_token_revoke(*, user: AbstractBaseUser) -> NotificationPreference:
+def feed_token_revoke(*, user: User) -> NotificationPreference:
     """Switch the user's private feeds off (until a new token is made)."""
     pref = preference_get_or_create(user=user)
     pref.feed_token = ""
@@ -122,7 +122,7 @@ def unsubscribe_apply(token: str) -> Unsubscribe:
     return leave
 
 
-def campaign_unmute(*, user: AbstractBaseUser, campaign_id: int) -> None:
+def campaign_unmute(*, user: User, campaign_id: int) -> None:
     """E-mail about that campaign again (undo an unsubscribe link). Unknown ids do nothing."""
     preference_get_or_create(user=user).muted_campaigns.remove(
         *Campaign.objects.filter(pk=campaign_id)

@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
 
-def _image_as_link(self, tokens, idx, options, env):  # type: ignore[no-untyped-def]
+def _image_as_link(self, tokens, idx, options, env):
     # Images are not shown (they would load from a third party); the alt text links to them.
     token = tokens[idx]
     src = str(token.attrGet("src") or "")

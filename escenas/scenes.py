@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
@@ -47,7 +47,7 @@ def _check_participants(campaign: Campaign, participants: Iterable[Character]) -
 def scene_create(
     *,
     campaign: Campaign,
-    master: AbstractBaseUser,
+    master: User,
     title: str,
     kind: str = Scene.Kind.STORY,
     summary: str = "",
@@ -84,7 +84,7 @@ def scene_create(
 def scene_update(
     *,
     scene: Scene,
-    master: AbstractBaseUser,
+    master: User,
     title: str,
     summary: str = "",
     readers: str | None = None,

@@ -67,9 +67,6 @@ PAGE_SIZE = 20
 """Posts per scene page."""
 FEED_ITEMS = 30
 """Posts in a feed."""
-SEARCH_RESULTS = 50
-"""Most search results shown."""
-
 
 # --- Posts ------------------------------------------------------------------------------------
 
@@ -438,25 +435,6 @@ def roll_chance(
 
 
 # --- Search, feeds, diaries -----------------------------------------------------------------------
-
-
-def post_search(campaign: Campaign, viewer: CharacterViewer, query: str) -> list[Post]:
-    """Posts of the campaign whose text contains ``query`` (any case), newest first, among the
-    scenes and posts the viewer may read; at most ``SEARCH_RESULTS``. Empty query → nothing.
-
-    One query (scene and campaign selected). ``icontains`` works on SQLite and PostgreSQL alike.
-    """
-    query = query.strip()
-    if len(query) < 2:
-        return []
-    readable = Scene.objects.filter(campaign=campaign).filter(scenes_readable_q(viewer))
-    return list(
-        Post.objects.filter(campaign=campaign, scene__in=readable)
-        .filter(posts_visible_q(viewer))
-        .filter(body__icontains=query)
-        .select_related("scene", "campaign")
-        .order_by("-id")[:SEARCH_RESULTS]
-    )
 
 
 def feed_posts(access: SceneAccess) -> list[PostView]:

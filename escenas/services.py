@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -208,7 +208,7 @@ def _roll_of_spec(
 def post_create(
     *,
     access: selectors.SceneAccess,
-    author: AbstractBaseUser,
+    author: User,
     idempotency_key: str,
     body: str = "",
     voice: str = Post.Voice.PLAYER,
@@ -361,7 +361,7 @@ def _check_whisper(
 
 
 @campaign_locked(lambda post, **_: post.campaign_id)
-def post_edit(*, post: Post, editor: AbstractBaseUser, body: str, note_to_master: str = "") -> Post:
+def post_edit(*, post: Post, editor: User, body: str, note_to_master: str = "") -> Post:
     """Change a post's text and note; its author only, while it is not deleted.
 
     The previous text is stored as a ``PostRevision`` (the master sees every revision); the
@@ -411,7 +411,7 @@ def post_edit(*, post: Post, editor: AbstractBaseUser, body: str, note_to_master
 
 
 @campaign_locked(lambda post, **_: post.campaign_id)
-def post_delete(*, post: Post, user: AbstractBaseUser) -> Post:
+def post_delete(*, post: Post, user: User) -> Post:
     """Hide a post from players (its author or the master); the master still sees it with its
     rolls, which stay in the ledger; its e-mails not sent yet are withdrawn. Deleting twice
     changes nothing. Raises ServiceError for anyone else."""
@@ -428,7 +428,7 @@ def post_delete(*, post: Post, user: AbstractBaseUser) -> Post:
 
 
 @campaign_locked(lambda post_roll, **_: post_roll.roll.campaign_id)
-def roll_threshold_set(*, post_roll: PostRoll, master: AbstractBaseUser, threshold: int) -> Roll:
+def roll_threshold_set(*, post_roll: PostRoll, master: User, threshold: int) -> Roll:
     """The master sets the threshold of a roll in a post made without one
     (``personajes.rolls.threshold_set``: its checks and errors); the stored dice decide the
     outcome; the post is marked updated so open pages refresh it. Source: RULES.md R2, R3.
@@ -444,7 +444,7 @@ def roll_threshold_set(*, post_roll: PostRoll, master: AbstractBaseUser, thresho
 def roll_request_create(
     *,
     access: selectors.SceneAccess,
-    master: AbstractBaseUser,
+    master: User,
     character: Character,
     trait: Trait,
     threshold: int | None = None,
@@ -476,7 +476,7 @@ def roll_request_create(
 
 
 @campaign_locked(lambda request, **_: request.scene.campaign_id)
-def roll_request_cancel(*, request: RollRequest, master: AbstractBaseUser) -> None:
+def roll_request_cancel(*, request: RollRequest, master: User) -> None:
     """The master withdraws a pending roll request (an answered one stays as it is)."""
     require_master(request.scene.campaign_id, master)
     RollRequest.objects.filter(pk=request.pk, fulfilled_roll__isnull=True).update(
@@ -503,7 +503,7 @@ DRAFT_DATA_KEYS = (
 def draft_save(
     *,
     access: selectors.SceneAccess,
-    user: AbstractBaseUser,
+    user: User,
     idempotency_key: str,
     body: str = "",
     note_to_master: str = "",

@@ -37,16 +37,16 @@ from escenas import (
     services,
     stash,
 )
+from escenas import search as post_search
 from escenas.combat_selectors import combat_views
 from escenas.combat_views import panel_context, post_declaration
 from escenas.models import RollRequest, Scene
-from escenas.rendering import plain_text, snippet
 from mundo import charts
 from mundo.access import access_campaign
 from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_message
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
-from personajes.models import Trait
+from personajes.models import Character, Trait
 
 SCENE_TEMPLATE = "escenas/scene_detail.html"
 
@@ -508,18 +508,29 @@ def diary(request: HttpRequest, slug: str, character: int) -> HttpResponse:
 
 
 def search(request: HttpRequest, slug: str) -> HttpResponse:
-    """Search the campaign's posts the visitor may read."""
+    """Search the campaign's posts the visitor may read (``escenas.search``): words ranked on
+    PostgreSQL, folded on SQLite, with filters; an invalid filter re-renders with its message."""
     campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
-    form = forms.SearchForm(request.GET or None)
-    query = form.cleaned_data["q"] if form.is_valid() else ""
-    results = [
-        (post, snippet(plain_text(post.body_html), query))
-        for post in selectors.post_search(campaign, viewer, query)
-    ]
+    characters = Character.objects.filter(campaign=campaign).exclude(
+        status__in=[Character.Status.DRAFT, Character.Status.SUBMITTED]
+    )
+    form = forms.SearchForm(
+        request.GET or None,
+        scenes=post_search.readable_scenes(campaign, viewer),
+        characters=characters,
+    )
+    filters = form.filters()
+    asked = form.is_bound and form.is_valid() and any(v for v in form.cleaned_data.values())
     return render(
         request,
         "escenas/search.html",
-        {"campaign": campaign, "form": form, "query": query, "results": results},
+        {
+            "campaign": campaign,
+            "form": form,
+            "asked": asked,
+            "results": post_search.search_posts(campaign, viewer, filters) if asked else [],
+            "limit": post_search.SEARCH_RESULTS,
+        },
     )
 
 

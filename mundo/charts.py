@@ -1,7 +1,9 @@
 """Server-rendered SVG line charts: coordinates computed here, drawn by a template.
 
 Accessible by construction: the template gives the SVG a title and a description, and every
-chart is shown beside a table with the same numbers.
+chart is shown beside a table with the same numbers. Lines with equal values stay apart: each
+series has its own dash pattern and point shape (``SHAPES``), and its name is written at the end
+of its line, the labels pushed apart so none covers another (``LABEL_GAP``).
 """
 
 from __future__ import annotations
@@ -18,17 +20,52 @@ class ChartPoint:
     value: float
 
 
+SHAPES = ("circle", "square", "triangle", "diamond", "cross")
+"""The point shape of the 1st, 2nd… series (cycled); ``components/line_chart.html`` draws them."""
+
+LABEL_GAP = 13.0
+"""Least vertical distance between two lines' end labels (SVG user units, ≈ one text line)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Series:
-    """One line of a chart: its name, CSS class, points and the SVG ``points`` attribute."""
+    """One line of a chart: its name, CSS class, points, the SVG ``points`` attribute, its
+    point ``shape`` (one of ``SHAPES``) and where its end label goes (``label_y``)."""
 
     name: str
     css_class: str
     points: tuple[ChartPoint, ...]
+    shape: str = "circle"
+    label_y: float = 0.0
 
     @property
     def polyline(self) -> str:
         return " ".join(f"{p.x:.1f},{p.y:.1f}" for p in self.points)
+
+    @property
+    def end_x(self) -> float:
+        """The x of the last point, where the end label starts (SVG user units)."""
+        return self.points[-1].x if self.points else 0.0
+
+
+def spread_labels(ys: Sequence[float], gap: float, low: float, high: float) -> list[float]:
+    """Move end-label positions ``ys`` apart so any two are at least ``gap`` apart, each as near
+    its own line's end as that allows, all within ``[low, high]`` (SVG y grows downwards).
+    Returns the positions in the order given. Lines ending at the same value get stacked labels."""
+    order = sorted(range(len(ys)), key=lambda i: (ys[i], i))
+    placed: list[float] = []
+    for i in order:
+        y = max(ys[i], placed[-1] + gap) if placed else ys[i]
+        placed.append(y)
+    overflow = (placed[-1] - high) if placed else 0.0
+    if overflow > 0:  # pushed below the plot: shift the stack up, never above ``low``
+        placed = [max(low, y - overflow) for y in placed]
+        for k in range(1, len(placed)):
+            placed[k] = max(placed[k], placed[k - 1] + gap)
+    out = [0.0] * len(ys)
+    for rank, i in enumerate(order):
+        out[i] = placed[rank]
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +132,8 @@ def line_chart(
     for name, _css, values in series:
         if len(values) != len(xs):
             raise ValueError(f"series {name!r} has {len(values)} values for {len(xs)} x values")
-    left, right, top, bottom = 48, 12, 12, 32
+    longest = max((len(name) for name, _css, _values in series), default=0)
+    left, right, top, bottom = 48, 12 + 7 * min(longest, 18), 12, 32
     plot_w, plot_h = width - left - right, height - top - bottom
     x0, x1 = xs[0], xs[-1]
     span = max(1, x1 - x0)
@@ -107,15 +145,20 @@ def line_chart(
     def sy(y: float) -> float:
         return top + plot_h * (1 - y / y_max)
 
+    points = [
+        tuple(ChartPoint(sx(x), sy(v), str(x), v) for x, v in zip(xs, values, strict=True))
+        for _name, _css, values in series
+    ]
+    label_ys = spread_labels([p[-1].y for p in points], LABEL_GAP, top, height - bottom)
     built = tuple(
         Series(
             name=name,
             css_class=css,
-            points=tuple(
-                ChartPoint(sx(x), sy(v), str(x), v) for x, v in zip(xs, values, strict=True)
-            ),
+            points=points[i],
+            shape=SHAPES[i % len(SHAPES)],
+            label_y=label_ys[i],
         )
-        for name, css, values in series
+        for i, (name, css, _values) in enumerate(series)
     )
     step = max(1, span // 6)
     x_ticks = tuple((sx(x), str(x)) for x in range(x0, x1 + 1, step))

@@ -147,6 +147,8 @@ class RouteCheckForm(forms.Form):
     mode = forms.ChoiceField(
         label=_("Mode"),
         choices=[("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))],
+        initial="normal",
+        widget=forms.RadioSelect,
     )
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -59,7 +59,7 @@ def _unique_campaign_slug(name: str) -> str:
 @transaction.atomic
 def campaign_create(
     *,
-    user: AbstractBaseUser,
+    user: User,
     name: str,
     apocalypse_date: datetime.date,
     current_day: int = 0,
@@ -90,7 +90,7 @@ def campaign_create(
 def invitation_create(
     *,
     campaign: Campaign,
-    created_by: AbstractBaseUser,
+    created_by: User,
     single_use: bool = True,
     valid_days: int | None = None,
 ) -> Invitation:
@@ -123,7 +123,7 @@ def invitation_problem(invitation: Invitation) -> str | None:
     return None
 
 
-def invitation_accept(*, token: str, user: AbstractBaseUser) -> Membership:
+def invitation_accept(*, token: str, user: User) -> Membership:
     """Join the invitation's campaign as a player; returns the membership.
 
     A member who follows the link again keeps their role and uses nothing. Raises ServiceError
@@ -153,7 +153,7 @@ def invitation_accept(*, token: str, user: AbstractBaseUser) -> Membership:
 
 
 @campaign_locked(lambda invitation, **_: invitation.campaign_id)
-def invitation_revoke(*, invitation: Invitation, user: AbstractBaseUser) -> None:
+def invitation_revoke(*, invitation: Invitation, user: User) -> None:
     """Revoke an invitation. Raises ServiceError unless ``user`` is the campaign's master."""
     require_master(
         invitation.campaign_id, user, _("Only the campaign's master can revoke invitations.")
@@ -170,7 +170,7 @@ def _world_roll(
     kind: str,
     purpose: int,
     subject_id: int,
-    user: AbstractBaseUser | None,
+    user: User | None,
     roller: Callable[[np.random.Generator], tuple[list[int], dict[str, object], str]],
     settlement: Settlement | None = None,
     location: Location | None = None,
@@ -224,7 +224,7 @@ def _check_settlement_values(*, population: object, area_m2: object, growth_rate
 def settlement_create(
     *,
     campaign: Campaign,
-    user: AbstractBaseUser | None,
+    user: User | None,
     name: str,
     population: int,
     area_m2: float,
@@ -268,7 +268,7 @@ def settlement_create(
 def settlement_adjust(
     *,
     settlement: Settlement,
-    user: AbstractBaseUser | None,
+    user: User | None,
     zombies_destroyed: int | None = None,
     survivors_rescued: int | None = None,
     characters_risen: int | None = None,
@@ -307,7 +307,7 @@ def settlement_adjust(
 def location_create(
     *,
     settlement: Settlement,
-    user: AbstractBaseUser | None,
+    user: User | None,
     name: str,
     kind: str,
     shop_type: str = "",
@@ -348,7 +348,7 @@ def location_create(
 
 
 @campaign_locked(lambda location, **_: location.settlement.campaign_id)
-def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> WorldRoll:
+def shop_discover(*, location: Location, user: User | None) -> WorldRoll:
     """Discover a shop: roll what is left in it on the current day, once (R23).
 
     d100 + ``shop_decay_per_day`` (3) × day → band of the campaign's supplies table → share
@@ -401,7 +401,7 @@ def shop_discover(*, location: Location, user: AbstractBaseUser | None) -> World
 
 
 @campaign_locked(lambda location, **_: location.settlement.campaign_id)
-def location_search(*, location: Location, user: AbstractBaseUser | None) -> WorldRoll:
+def location_search(*, location: Location, user: User | None) -> WorldRoll:
     """Search a dwelling or a shop for weapons (R22), once per place; the dice and what was
     found go to the ledger. Raises ServiceError for another kind of place or a second search.
     Source: RULES.md R22.
@@ -441,7 +441,7 @@ def location_search(*, location: Location, user: AbstractBaseUser | None) -> Wor
 def route_check(
     *,
     settlement: Settlement,
-    user: AbstractBaseUser | None,
+    user: User | None,
     path_m: float,
     mode: str = DetectionMode.NORMAL.value,
 ) -> WorldRoll:
@@ -512,7 +512,7 @@ def grid_for(*, campaign: Campaign, settlement: Settlement | None = None) -> Gri
 
 @campaign_locked(lambda grid, **_: grid.campaign_id)
 def utility_restore(
-    *, grid: Grid, user: AbstractBaseUser | None, power: bool = False, water: bool = False
+    *, grid: Grid, user: User | None, power: bool = False, water: bool = False
 ) -> WorldRoll:
     """Restore power and/or water on a grid (R16: a cut stays cut until the master restores
     it). Recorded in the ledger (no dice). Raises ServiceError when nothing was chosen or what
@@ -557,7 +557,7 @@ def utility_restore(
 def campaign_schedule_set(
     *,
     campaign: Campaign,
-    user: AbstractBaseUser | None,
+    user: User | None,
     schedule: str,
     tick_time: datetime.time | None = None,
 ) -> Campaign:

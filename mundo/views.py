@@ -267,7 +267,7 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             "statuses": selectors.settlements_with_status(campaign),
             "locations": selectors.locations_of(campaign),
             "world": selectors.world_on(campaign, campaign.current_day),
-            "rolls": selectors.world_rolls(campaign),
+            "rolls": selectors.world_rolls(campaign, limit=10),
         },
         status=400 if action else 200,
     )

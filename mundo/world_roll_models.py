@@ -12,7 +12,9 @@ from django.utils.translation import gettext_lazy as _
 class WorldRoll(models.Model):
     """An append-only record of a roll the master made on the world: a shop discovered (R23), a
     place searched (R22), a route checked (R18); restorations of power or water are written here
-    too (no dice). ``generator_key`` = ``[day, purpose, subject id, sequence]`` of
+    too (no dice), and so are the master's tallies (zombies destroyed, survivors rescued,
+    R17: ``result`` holds the counts added, negative for an undo).
+    ``generator_key`` = ``[day, purpose, subject id, sequence]`` of
     ``reglas.core.make_rng`` (purposes 10+; 1..3 are character and post rolls); the stored
     ``dice`` are the record, ``result`` the engine's outcome (JSON), ``description`` its text.
     """
@@ -22,6 +24,7 @@ class WorldRoll(models.Model):
         SEARCH = "search", _("weapon search")
         ROUTE = "route", _("route checked")
         RESTORE = "restore", _("supply restored")
+        TALLY = "tally", _("tally recorded")
 
     campaign = models.ForeignKey(
         "mundo.Campaign", on_delete=models.CASCADE, related_name="world_rolls"

@@ -16,8 +16,9 @@ from typing import Any, Protocol
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
-from reglas.tables import DetectionMode
+from reglas.tables import DEFAULT_WEATHER, DetectionMode
 
 
 class WorldRoll(Protocol):
@@ -124,6 +125,27 @@ def _restore(r: Mapping[str, Any], roll: WorldRoll) -> str:
     return _("Water restored (%(where)s).") % {"where": where}
 
 
+def _tally(r: Mapping[str, Any], roll: WorldRoll) -> str:
+    where = roll.settlement.name if roll.settlement_id and roll.settlement else "—"
+    words = {
+        "where": where,
+        "destroyed": f"{int(r['destroyed']):+d}",
+        "rescued": f"{int(r['rescued']):+d}",
+    }
+    if "undoes" in r:
+        return (
+            _(
+                "Tally of %(where)s undone: %(destroyed)s zombies destroyed, "
+                "%(rescued)s survivors rescued."
+            )
+            % words
+        )
+    return (
+        _("Tally of %(where)s: %(destroyed)s zombies destroyed, %(rescued)s survivors rescued.")
+        % words
+    )
+
+
 _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "shop": _shop,
     "search": _search,
@@ -142,6 +164,8 @@ def world_roll_text(roll: WorldRoll) -> str:
     try:
         if roll.kind == "restore":
             return _restore(result, roll)
+        if roll.kind == "tally":
+            return _tally(result, roll)
         words = _TEXTS.get(roll.kind)
         return words(result) if words else roll.description
     except (KeyError, TypeError, ValueError):
@@ -153,3 +177,26 @@ def world_roll_dice(roll: WorldRoll) -> list[int]:
     route check, whose stored ``dice`` is its binomial draw (the zombies met, already in the
     text), nor for a restoration (no dice)."""
     return list(roll.dice) if roll.kind in ("shop", "search") and roll.dice else []
+
+
+SKY_NAMES = {
+    "clear": pgettext_lazy("sky", "clear"),
+    "cloudy": pgettext_lazy("sky", "cloudy"),
+    "rain": pgettext_lazy("sky", "rain"),
+    "storm": pgettext_lazy("sky", "storm"),
+    "fog": pgettext_lazy("sky", "fog"),
+    "heat_wave": pgettext_lazy("sky", "heat wave"),
+    "snow": pgettext_lazy("sky", "snow"),
+    "frost": pgettext_lazy("sky", "frost"),
+}
+"""The default weather table's skies (``reglas/data/weather.json``), by slug, translated."""
+
+_DEFAULT_SKY_SLUGS = {sky.label: sky.slug for sky in DEFAULT_WEATHER.skies}
+
+
+def sky_name(label: str) -> str:
+    """The sky in the reader's language, from the label the tick stored (the table's Spanish
+    label, e.g. ``"nublado"`` → "cloudy" in English). A campaign's own sky labels are shown as
+    written. Source: RULES.md R11."""
+    slug = _DEFAULT_SKY_SLUGS.get(label)
+    return str(SKY_NAMES[slug]) if slug in SKY_NAMES else label

@@ -21,7 +21,7 @@ from typing import Any
 
 from django.apps import apps
 from django.db import transaction
-from django.db.models import Model, QuerySet
+from django.db.models import Manager, Model, QuerySet
 
 CAMPAIGN_MODEL = "mundo.Campaign"
 """The model whose row is every campaign write's first lock (looked up by label: the kernel
@@ -115,7 +115,7 @@ def lock_rows[M: Model](queryset: QuerySet[M], *, account: bool = False) -> list
     return list(queryset.select_for_update(of=("self",)).order_by("pk"))
 
 
-def lock_row[M: Model](queryset: QuerySet[M], pk: int) -> M:
+def lock_row[M: Model](queryset: QuerySet[M] | Manager[M], pk: int) -> M:
     """Lock one row of ``queryset`` (inside ``campaign_lock``) and return it.
 
     Raises the model's ``DoesNotExist`` when the queryset has no row with that ``pk``, and
@@ -123,5 +123,7 @@ def lock_row[M: Model](queryset: QuerySet[M], pk: int) -> M:
     """
     rows = lock_rows(queryset.filter(pk=pk))
     if not rows:
-        raise queryset.model.DoesNotExist(f"No {queryset.model.__name__} {pk}")
+        raise queryset.model.DoesNotExist(  # type: ignore[attr-defined]
+            f"No {queryset.model.__name__} {pk}"
+        )
     return rows[0]

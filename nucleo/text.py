@@ -22,6 +22,7 @@ counts what is stored.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from django import forms
@@ -88,3 +89,10 @@ class CleanSerializerCharField(serializers.CharField):
         if isinstance(data, str):
             data = clean_text(data) if self.multiline else clean_line(data)
         return str(super().to_internal_value(data))
+
+
+def fold(value: str) -> str:
+    """``value`` with accents removed and case folded (``"SÓLO"`` → ``"solo"``): NFKD, drop the
+    combining marks, ``casefold``. For searching where the database cannot fold (SQLite)."""
+    decomposed = unicodedata.normalize("NFKD", value)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()

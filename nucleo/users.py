@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 
-type AnyUser = AbstractBaseUser | AnonymousUser
+type AnyUser = User | AnonymousUser

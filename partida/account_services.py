@@ -16,7 +16,7 @@ from typing import Any
 
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -33,7 +33,7 @@ DELETED_USERNAME = "cuenta-borrada-{pk}"
 """The username an anonymised account keeps (shown where its posts are)."""
 
 
-def account_export(*, user: AbstractBaseUser) -> dict[str, Any]:
+def account_export(*, user: User) -> dict[str, Any]:
     """Everything of ``user``'s own, as JSON-ready data (datetimes as ``datetime``; the view
     encodes them in ISO 8601).
 
@@ -112,7 +112,7 @@ def account_export(*, user: AbstractBaseUser) -> dict[str, Any]:
     }
 
 
-def campaigns_left_without_master(user: AbstractBaseUser) -> list[Campaign]:
+def campaigns_left_without_master(user: User) -> list[Campaign]:
     """The campaigns ``user`` is the only master of while other people play in them: deleting
     the account would leave those players without a master."""
     mastered = Membership.objects.filter(user=user, role=Membership.Role.MASTER).values(
@@ -130,7 +130,7 @@ def campaigns_left_without_master(user: AbstractBaseUser) -> list[Campaign]:
 
 
 @transaction.atomic
-def account_delete(*, user: AbstractBaseUser) -> None:
+def account_delete(*, user: User) -> None:
     """Anonymise ``user``'s account (see the module docstring for what stays and what goes).
 
     The user row is locked (account data, outside any campaign lock). Raises ServiceError when

@@ -10,6 +10,8 @@ and ``partida.urls`` serves it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from allauth.account.adapter import get_adapter
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
@@ -50,9 +52,9 @@ class MasterAuthenticationForm(AdminAuthenticationForm):
             adapter._rollback_login_failed_rl_usage()
         return cleaned
 
-    def confirm_login_allowed(self, user: object) -> None:
+    def confirm_login_allowed(self, user: Any) -> None:
         AuthenticationForm.confirm_login_allowed(self, user)  # active accounts only
-        if not (user.is_staff or _masters_a_campaign(user)):  # type: ignore[attr-defined]
+        if not (user.is_staff or _masters_a_campaign(user)):
             raise ValidationError(
                 self.error_messages["invalid_login"],
                 code="invalid_login",

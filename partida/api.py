@@ -37,6 +37,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 import mundo.converters  # noqa: F401 — registers <id:…>
 from escenas import api as escenas_api
 from escenas import api_combat as escenas_api_combat
+from escenas import api_joining as escenas_api_joining
 from escenas import api_rolls as escenas_api_rolls
 from mundo import api as mundo_api
 from mundo.api import errors
@@ -46,6 +47,7 @@ from partida import services
 from partida.models import ApiToken
 from personajes import api as personajes_api
 from personajes import api_diary as personajes_api_diary
+from personajes import api_movements as personajes_api_movements
 
 app_name = "v1"
 
@@ -292,6 +294,31 @@ urlpatterns = [
         "combats/<id:pk>/declarations/",
         escenas_api_combat.DeclarationCreateView.as_view(),
         name="combat-declarations",
+    ),
+    path(
+        "characters/<id:pk>/movements/",
+        personajes_api_movements.CharacterMovementListView.as_view(),
+        name="character-movements",
+    ),
+    path(
+        "places/<id:pk>/movements/",
+        personajes_api_movements.PlaceMovementListView.as_view(),
+        name="place-movements",
+    ),
+    path(
+        "scenes/<id:pk>/join-requests/",
+        escenas_api_joining.SceneJoinRequestView.as_view(),
+        name="scene-join-requests",
+    ),
+    path(
+        "campaigns/<slug:slug>/join-requests/",
+        escenas_api_joining.CampaignJoinRequestListView.as_view(),
+        name="campaign-join-requests",
+    ),
+    path(
+        "join-requests/<id:pk>/decision/",
+        escenas_api_joining.JoinRequestDecisionView.as_view(),
+        name="join-request-decision",
     ),
     path(
         "scenes/<id:pk>/roll-requests/",

@@ -7,8 +7,10 @@ into this site in one transaction: new primary keys (every foreign key and many-
 remapped), users matched by e-mail (else by user name with the same e-mail) or created inactive
 without a usable password, files saved into the default storage.
 
-Left out on purpose: pending invitations (their tokens are credentials), API tokens and
-notification preferences (a user's, not a campaign's).
+Left out on purpose: pending invitations (their tokens are credentials), API tokens,
+notification preferences (a user's, not a campaign's) and the campaign's own exports.
+A failed import leaves nothing behind: no rows (one transaction) and no files (the ones it had
+saved are deleted).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import io
 import json
 import zipfile
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +38,12 @@ from nucleo.errors import ServiceError
 FORMAT = "partida-campaign"
 VERSION = 1
 APPS = ("mundo", "personajes", "escenas", "partida")
-EXCLUDED = {"mundo.invitation", "partida.apitoken", "escenas.notificationpreference"}
+EXCLUDED = {
+    "mundo.invitation",
+    "partida.apitoken",
+    "partida.campaignexport",
+    "escenas.notificationpreference",
+}
 
 
 def _label(model: type[models.Model]) -> str:
@@ -62,7 +69,7 @@ def campaign_models() -> list[type[models.Model]]:
         for m in apps.get_app_config(app).get_models()
         if _label(m) not in EXCLUDED and m is not user
     }
-    inside = {Campaign}
+    inside: set[type[models.Model]] = {Campaign}
     changed = True
     while changed:  # a model belongs when one of its foreign keys reaches a member
         changed = False
@@ -108,7 +115,7 @@ def _path_to_campaign(model: type[models.Model], inside: set[type[models.Model]]
     raise RuntimeError(f"{_label(model)} has no required path to its campaign")
 
 
-def _rows(model: type[models.Model], campaign: Campaign, inside: set[type[models.Model]]):  # type: ignore[no-untyped-def]
+def _rows(model: type[models.Model], campaign: Campaign, inside: set[type[models.Model]]):
     if model is Campaign:
         return Campaign.objects.filter(pk=campaign.pk)
     path = _path_to_campaign(model, inside)
@@ -149,8 +156,16 @@ class Export:
     files: list[str] = field(default_factory=list)
 
 
-def campaign_export(campaign: Campaign, out: io.BufferedIOBase | io.BytesIO) -> Export:
+def campaign_export(
+    campaign: Campaign,
+    out: io.BufferedIOBase | io.BytesIO,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> Export:
     """Write ``campaign`` with every row and file that belongs to it as a zip to ``out``.
+
+    ``progress`` (optional) is called with the share done, 0–100 %, after each model's rows
+    are read and after each file is written (rows count for the first 80 %, files the rest).
 
     One transaction (a consistent snapshot). Archive layout: ``campaign.json`` ``{"format",
     "version", "exported_at", "users": [{pk, username, email, first_name, last_name}],
@@ -162,8 +177,9 @@ def campaign_export(campaign: Campaign, out: io.BufferedIOBase | io.BytesIO) -> 
     result = Export()
     user_ids: set[int] = set()
     user_fields = _user_fields()
+    ordered = campaign_models()
     with transaction.atomic():
-        for model in campaign_models():
+        for number, model in enumerate(ordered, start=1):
             rows = [_serialize(obj) for obj in _rows(model, campaign, inside)]
             data[_label(model)] = rows
             result.rows[_label(model)] = len(rows)
@@ -175,6 +191,8 @@ def campaign_export(campaign: Campaign, out: io.BufferedIOBase | io.BytesIO) -> 
             for m2m in model._meta.many_to_many:
                 if m2m.related_model is _user_model():
                     user_ids |= {pk for r in rows for pk in r[m2m.name]}
+            if progress is not None:
+                progress(80 * number // len(ordered))
         users = list(
             _user_model()
             ._default_manager.filter(pk__in=user_ids)
@@ -190,10 +208,13 @@ def campaign_export(campaign: Campaign, out: io.BufferedIOBase | io.BytesIO) -> 
     }
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("campaign.json", json.dumps(document, cls=_LosslessEncoder, indent=1))
-        for name in sorted(set(result.files)):
+        names = sorted(set(result.files))
+        for number, name in enumerate(names, start=1):
             if default_storage.exists(name):
                 with default_storage.open(name, "rb") as source:
                     archive.writestr(f"media/{name}", source.read())
+            if progress is not None:
+                progress(80 + 20 * number // len(names))
     return result
 
 
@@ -297,25 +318,33 @@ def campaign_import(data: io.BufferedIOBase | io.BytesIO, *, slug: str | None = 
             {"slug": _("A campaign with the slug “%(slug)s” already exists.") % {"slug": slug}}
         )
     campaign_row["slug"] = slug
-    with transaction.atomic():
-        before = _user_model()._default_manager.count()
-        pk_map: dict[str, dict[int, int]] = {_label(_user_model()): _users_match(document["users"])}
-        result = Import(campaign=Campaign(), pk_map=pk_map)
-        result.users_created = _user_model()._default_manager.count() - before
-        names = _files_save(files)
-        for model in campaign_models():
-            rows = document["models"].get(_label(model), [])
-            _rows_create(model, rows, pk_map, names)
-            result.rows[_label(model)] = len(rows)
-        result.campaign = Campaign.objects.get(pk=pk_map[_label(Campaign)][campaign_row["pk"]])
+    names: dict[str, str] = {}
+    try:
+        with transaction.atomic():
+            before = _user_model()._default_manager.count()
+            users = _users_match(document["users"])
+            pk_map: dict[str, dict[int, int]] = {_label(_user_model()): users}
+            result = Import(campaign=Campaign(), pk_map=pk_map)
+            result.users_created = _user_model()._default_manager.count() - before
+            _files_save(files, names)
+            for model in campaign_models():
+                rows = document["models"].get(_label(model), [])
+                _rows_create(model, rows, pk_map, names)
+                result.rows[_label(model)] = len(rows)
+            campaign_pk = pk_map[_label(Campaign)][campaign_row["pk"]]
+            result.campaign = Campaign.objects.get(pk=campaign_pk)
+    except BaseException:
+        for stored in names.values():  # the rows are rolled back: their files go too
+            default_storage.delete(stored)
+        raise
     return result
 
 
-def _files_save(files: dict[str, bytes]) -> dict[str, str]:
-    """Save each archived file; returns archived name → stored name (the storage may rename)."""
-    return {
-        name: default_storage.save(name, ContentFile(content)) for name, content in files.items()
-    }
+def _files_save(files: dict[str, bytes], names: dict[str, str]) -> None:
+    """Save each archived file, recording archived name → stored name (the storage may rename)
+    in ``names`` as it goes, so a failure part-way knows which files it left."""
+    for name, content in files.items():
+        names[name] = default_storage.save(name, ContentFile(content))
 
 
 def _rows_create(
@@ -348,10 +377,12 @@ def _rows_create(
     if automatic and created:  # bulk_create stamped "now": put the archived times back
         for obj, row in zip(created, rows, strict=True):
             for name in automatic:
-                setattr(obj, name, model._meta.get_field(name).to_python(row[name]))
+                stamp = model._meta.get_field(name)
+                assert isinstance(stamp, models.Field)  # auto_now fields are concrete
+                setattr(obj, name, stamp.to_python(row[name]))
         model._default_manager.bulk_update(created, automatic)
     for m2m in model._meta.many_to_many:
-        through = m2m.remote_field.through
+        through: type[models.Model] = m2m.remote_field.through  # type: ignore[assignment]
         target = _label(m2m.related_model)
         source_name = m2m.m2m_field_name()
         target_name = m2m.m2m_reverse_field_name()

@@ -21,7 +21,23 @@ class DayRecordForm(forms.Form):
     sleep_h = forms.FloatField(
         label=_("Hours slept"), required=False, help_text=_("Empty: the usual 8 h.")
     )
+    sleep_reason = forms.ChoiceField(
+        label=_("Why the sleep differs"),
+        choices=[
+            ("", _("usual day")),
+            ("guard_duty", _("guard duty")),
+            ("travel", _("travel")),
+        ],
+        required=False,
+        widget=forms.RadioSelect,
+        help_text=_("Guard duty or travel: write the hours slept."),
+    )
     could_not_urinate = forms.BooleanField(label=_("Could not urinate"), required=False)
+    relieved_inappropriately = forms.BooleanField(
+        label=_("Relieved in an inappropriate place"),
+        required=False,
+        help_text=_("Where hygiene is inadequate this avoids wetting themself tonight (R7)."),
+    )
     could_not_defecate = forms.BooleanField(label=_("Could not defecate"), required=False)
     got_dirty = forms.BooleanField(label=_("Got dirty"), required=False)
     showered = forms.BooleanField(

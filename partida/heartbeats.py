@@ -19,7 +19,7 @@ KEY = "partida:heartbeat:{role}"
 TTL_S = 24 * 3600
 
 
-def _client():  # type: ignore[no-untyped-def]
+def _client():
     import redis
 
     return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)

@@ -12,8 +12,9 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.views.static import serve
 
-PRIVATE_PREFIXES = ("portraits/",)
-"""Media served only through an access-checked view, never by path."""
+PRIVATE_PREFIXES = ("portraits/", "exports/")
+"""Media served only through an access-checked view, never by path (portraits: the character's
+view; campaign exports: ``partida.export_views.download``)."""
 
 
 def media_file(request: HttpRequest, path: str) -> HttpResponseBase:
@@ -24,7 +25,7 @@ def media_file(request: HttpRequest, path: str) -> HttpResponseBase:
         # the character: their files are not served by path.
         raise Http404(path)
     try:
-        response = serve(request, path, document_root=settings.MEDIA_ROOT)
+        response = serve(request, path, document_root=str(settings.MEDIA_ROOT))
     except SuspiciousFileOperation:  # "../": outside MEDIA_ROOT is simply not found
         raise Http404(path) from None
     response["Cache-Control"] = "private, max-age=3600"

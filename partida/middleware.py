@@ -37,7 +37,7 @@ class LanguageMiddleware:
         chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
         language = chosen if chosen in self.supported else settings.LANGUAGE_CODE
         translation.activate(language)
-        request.LANGUAGE_CODE = language  # type: ignore[attr-defined]
+        request.LANGUAGE_CODE = language
         response = self.get_response(request)
         response.headers.setdefault("Content-Language", language)
         return response

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -49,7 +49,7 @@ class NewToken:
 
 
 @transaction.atomic
-def token_create(*, user: AbstractBaseUser, name: str) -> NewToken:
+def token_create(*, user: User, name: str) -> NewToken:
     """Make a named API token for ``user``; the key is returned once and never stored.
 
     ``name`` is stripped; 1..60 characters. Raises ServiceError ``{"name": …}`` when it is empty
@@ -75,7 +75,7 @@ def token_create(*, user: AbstractBaseUser, name: str) -> NewToken:
     return NewToken(token=token, key=key)
 
 
-def token_revoke(*, token: ApiToken, user: AbstractBaseUser) -> ApiToken:
+def token_revoke(*, token: ApiToken, user: User) -> ApiToken:
     """Revoke one of ``user``'s tokens: it gets 401 from now on. Revoking twice is a no-op
     (the first ``revoked_at`` stays). Raises ServiceError when the token is someone else's.
     """

@@ -356,6 +356,8 @@ SPECTACULAR_SETTINGS = {
         "ItemKindEnum": "personajes.models.ItemType.Kind",
         "SceneKindEnum": "escenas.models.Scene.Kind",
         "VoiceEnum": "escenas.models.Post.Voice",
+        "MovementActionEnum": "personajes.api_movements.MOVEMENT_ACTIONS",
+        "DeclarationActionEnum": "escenas.combat_models.Declaration.Action",
     },
 }
 

@@ -1,5 +1,5 @@
-"""Project-level Celery tasks (the tick's diary-posts task lives with the tick, imported here so
-workers register it)."""
+"""Project-level Celery tasks (the tick's diary-posts task lives with the tick and the campaign
+export's build with the exports, imported here so workers register them)."""
 
 import dataclasses
 import datetime
@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from mundo.models import DayTick
 from mundo.selectors import campaigns_due
+from partida.exports import build_campaign_export
 from partida.heartbeats import heartbeat_record
 from partida.tick import advance_day
 from partida.tick.posts import create_diary_posts
@@ -19,6 +20,7 @@ from reglas import ENGINE_VERSION
 __all__ = [
     "advance_campaign_day",
     "advance_due_campaigns",
+    "build_campaign_export",
     "create_diary_posts",
     "heartbeat",
     "worker_health",

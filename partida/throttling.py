@@ -15,7 +15,7 @@ authentication runs before DRF's throttles, so it is called from
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from django.core.cache import cache
 from django.utils.translation import gettext as _
@@ -26,6 +26,9 @@ from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 from partida.models import ApiToken
 
+_Rates = dict[str | None, str | None]
+"""The rates setting as it is ("120/min"; drf-stubs types its values as numbers)."""
+
 
 class _DynamicRateThrottle(SimpleRateThrottle):
     """A SimpleRateThrottle whose scope is chosen per request and whose rate is read then."""
@@ -34,7 +37,8 @@ class _DynamicRateThrottle(SimpleRateThrottle):
         pass
 
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        rates = cast(_Rates, api_settings.DEFAULT_THROTTLE_RATES)
+        return rates.get(self.scope)
 
     def scope_for(self, request: Request) -> str | None:
         raise NotImplementedError
@@ -91,7 +95,8 @@ class BadTokenThrottle:
     scope = "bad_token"
 
     def _window(self, request: Request) -> tuple[str, int, float] | None:
-        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        rates = cast(_Rates, api_settings.DEFAULT_THROTTLE_RATES)
+        rate = rates.get(self.scope)
         if not rate:
             return None
         num, period = rate.split("/")

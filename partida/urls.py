@@ -7,11 +7,13 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from partida import accounts, media, profile, views, world_views
+from partida import accounts, export_views, media, profile, views, world_controls, world_views
 
 urlpatterns = [
     path("salud/", views.health, name="health"),
     path("salud/listo/", views.readiness, name="readiness"),
+    path("manifest.webmanifest", views.web_manifest, name="web_manifest"),
+    path("favicon.ico", views.favicon, name="favicon"),
     # admin.site is partida.admin_site.PartidaAdminSite (partida.admin_apps): masters sign in.
     path("admin/", admin.site.urls),
     # The daily tick and the master's day pages (partida composes mundo and personajes).
@@ -19,6 +21,38 @@ urlpatterns = [
     path("partidas/<slug:slug>/avanzar/estado/", world_views.advance_status, name="advance_status"),
     path("partidas/<slug:slug>/dias/<id:day>/", world_views.campaign_day, name="campaign_day"),
     path("partidas/<slug:slug>/marcar-dia/", world_views.day_record, name="day_record"),
+    # The master's world controls (partida.world_controls), posted from the world page.
+    path(
+        "partidas/<slug:slug>/mundo/control/<slug:action>/",
+        world_controls.world_control,
+        name="world_control",
+    ),
+    path(
+        "partidas/<slug:slug>/mundo/deshacer/<slug:what>/<id:pk>/",
+        world_controls.world_undo,
+        name="world_undo",
+    ),
+    path(
+        "partidas/<slug:slug>/mundo/rutas/<id:pk>/",
+        world_controls.route_outcome,
+        name="route_outcome",
+    ),
+    path(
+        "partidas/<slug:slug>/mundo/historial/<slug:what>/",
+        world_controls.world_history,
+        name="world_history",
+    ),
+    path("partidas/<slug:slug>/exportar/", export_views.export_page, name="campaign_export"),
+    path(
+        "partidas/<slug:slug>/exportar/nueva/",
+        export_views.export_create,
+        name="campaign_export_create",
+    ),
+    path(
+        "partidas/<slug:slug>/exportar/<int:pk>/descargar/",
+        export_views.export_download,
+        name="campaign_export_download",
+    ),
     # Accounts: django-allauth under /cuentas/ (partida.accounts). The names the project uses
     # (login, logout, signup, password_reset) are the same pages as allauth's account_* ones.
     path("cuentas/login/", allauth_views.login, name="login"),

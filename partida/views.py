@@ -1,4 +1,5 @@
-"""Project-level views: the liveness and readiness checks used by compose and load balancers."""
+"""Project-level views: the liveness and readiness checks used by compose and load balancers,
+the web-app manifest and the favicon."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
+from django.templatetags.static import static
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from mundo.models import Campaign
 from partida import heartbeats
@@ -85,3 +90,30 @@ def readiness(request: HttpRequest) -> JsonResponse:
     response = JsonResponse(body, status=200 if ready else 503)
     response["Cache-Control"] = "no-store"
     return response
+
+
+def web_manifest(request: HttpRequest) -> JsonResponse:
+    """The web-app manifest (``/manifest.webmanifest``): name, colours and the icon, so a phone
+    can put Partida on its home screen. A view rather than a static file because the icon's
+    address is the hashed static one."""
+    icon = static("img/favicon.svg")
+    manifest = {
+        "name": "Partida",
+        "short_name": "Partida",
+        "description": _("Play-by-post campaigns of a zombie-survival role-playing game."),
+        "lang": get_language(),
+        "start_url": "/",
+        "display": "standalone",
+        "background_color": "#fbfaf7",
+        "theme_color": "#8a1c1c",
+        "icons": [{"src": icon, "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
+    }
+    response = JsonResponse(manifest, json_dumps_params={"ensure_ascii": False})
+    response["Content-Type"] = "application/manifest+json"
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, which browsers ask for without reading the page: the SVG icon."""
+    return redirect(static("img/favicon.svg"), permanent=True)

@@ -8,6 +8,8 @@ form, one service.
 
 from __future__ import annotations
 
+import time
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +31,10 @@ from nucleo.forms import add_service_errors
 LARGE_CAMPAIGN = 500
 """Above this many characters the button queues the tick and the page polls for progress."""
 
+GIVE_UP_AFTER_S = 180
+"""A queued tick no worker has started after this many seconds stops the polling: the page
+says so and offers to try again (a worker may be down: ``/salud/listo/`` tells)."""
+
 
 @require_POST
 @login_required
@@ -49,10 +55,13 @@ def advance_day_view(request: HttpRequest, slug: str) -> HttpResponse:
     queued = living > LARGE_CAMPAIGN and not settings.CELERY_TASK_ALWAYS_EAGER
     context: dict[str, Any] = {"campaign": campaign, "expected_day": expected}
     if queued:
+        task_id = str(uuid.uuid4())
         transaction.on_commit(
-            lambda: tasks.advance_campaign_day.delay(campaign.pk, expected, "master")
+            lambda: tasks.advance_campaign_day.apply_async(
+                (campaign.pk, expected, "master"), task_id=task_id
+            )
         )
-        context["pending"] = True
+        context.update(pending=True, task_id=task_id, since=int(time.time()))
     else:
         try:
             context["result"] = tick.advance_day(
@@ -73,19 +82,38 @@ def advance_day_view(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def advance_status(request: HttpRequest, slug: str) -> HttpResponse:
-    """The htmx fragment polled while a queued tick runs: done once the day moved."""
+    """The htmx fragment polled while a queued tick runs (GET ``day``, ``task``, ``since``):
+    done once the day moved; the failure and its reason, with a retry button, when the task
+    failed; a "no worker has taken it" notice with a retry once ``GIVE_UP_AFTER_S`` passed
+    without the task starting. Only the last state keeps polling."""
     campaign = access_campaign(request.user, slug=slug, master=True)[0]
     try:
         expected = int(request.GET.get("day", campaign.current_day))
+        since = int(request.GET.get("since", time.time()))
     except ValueError:
         raise Http404("Bad day") from None
+    task_id = request.GET.get("task", "")
     record = DayTick.objects.filter(campaign=campaign, day=expected + 1).first()
     context: dict[str, Any] = {"campaign": campaign, "expected_day": expected}
-    if record is None:
-        context["pending"] = True
-    else:
+    if record is not None:
         context["result"] = record  # a DayTick: it has the day and the message too
+    else:
+        context.update(_queued_state(task_id, since))
     return render(request, "mundo/_advance_status.html", context)
+
+
+def _queued_state(task_id: str, since: int) -> dict[str, Any]:
+    """What the status box shows for a tick that has not written its day yet: ``failed`` (with
+    the reason the task raised), ``stalled`` (nobody started it in time) or ``pending``."""
+    from celery.result import AsyncResult
+
+    state = AsyncResult(task_id).state if task_id else "PENDING"
+    if state == "FAILURE":
+        reason = AsyncResult(task_id).result
+        return {"failed": True, "reason": str(reason) or type(reason).__name__}
+    if state == "PENDING" and time.time() - since > GIVE_UP_AFTER_S:
+        return {"stalled": True, "waited": GIVE_UP_AFTER_S}
+    return {"pending": True, "task_id": task_id, "since": since}
 
 
 def campaign_day(request: HttpRequest, slug: str, day: int) -> HttpResponse:

@@ -164,7 +164,9 @@ def access_character(
     unless the owner asks (anonymous: none).
     """
     try:
-        character = Character.objects.select_related("campaign", "player").get(pk=pk)
+        character = Character.objects.select_related(
+            "campaign", "player", "settlement", "location", "shelter"
+        ).get(pk=pk)
     except (Character.DoesNotExist, ValueError, TypeError):
         raise NotFound("No such character") from None
     access = CharacterAccess(character, user)

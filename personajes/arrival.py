@@ -89,7 +89,7 @@ def arrival_kit_lines(campaign: Campaign) -> list[KitLine]:
 
 
 def arrival_give(
-    *, character: Character, user: AnyUser = None
+    *, character: Character, user: AnyUser | None = None
 ) -> tuple[list[KitLine], Location | None]:
     """Give an approved ``character`` (locked by the caller) the campaign's kit and, if it has
     no shelter, the default shelter and its settlement. Returns ``(kit lines, shelter given or

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 
 from mundo.access import is_master
@@ -78,20 +78,47 @@ def _closed_day(day: object) -> str:
     return _("Day %(day)s is already closed: mark today or a later day.") % {"day": day}
 
 
+def _check_inputs(campaign: Campaign, *, day: object, sleep_h: object, sleep_reason: str) -> None:
+    """Raise ServiceError (field errors) for a sleep outside 0..24 h, an unknown reason or a
+    reason without hours, a past day or one beyond ``bounds.DAY_MAX``."""
+    errors: dict[str, str] = {}
+    if sleep_h is not None and (
+        not isinstance(sleep_h, int | float) or not math.isfinite(sleep_h) or not 0 <= sleep_h <= 24
+    ):
+        errors["sleep_h"] = _("Hours of sleep must be between 0 and 24.")
+    if sleep_reason not in DayRecord.SleepReason.values:
+        errors["sleep_reason"] = _("Unknown reason.")
+    elif sleep_reason and sleep_h is None:
+        errors["sleep_h"] = _("Guard duty or travel: say how many hours were slept.")
+    if isinstance(day, bool) or not isinstance(day, int) or day < campaign.current_day:
+        errors["day"] = _closed_day(day)
+    elif day > bounds.DAY_MAX:
+        errors["day"] = _("At most day %(limit_value)s (a century of play).") % {
+            "limit_value": bounds.DAY_MAX
+        }
+    if errors:
+        raise ServiceError(errors)
+
+
 def day_record_save(
     *,
     character: Character,
-    user: AbstractBaseUser | None,
+    user: User | None,
     day: int,
     sleep_h: float | None = None,
     could_not_urinate: bool = False,
     could_not_defecate: bool = False,
     got_dirty: bool = False,
     showered: bool = False,
+    sleep_reason: str = "",
+    relieved_inappropriately: bool = False,
 ) -> DayRecord:
     """Mark what happened to a character on in-game ``day`` (today or later): hours slept
     (0..24 h; None = the default 8 h, R15), could not urinate / defecate (R7), got dirty (R8),
-    showered (R8). The tick that closes ``day`` reads it.
+    showered (R8), relieved in an inappropriate place (R7: where conditions are inadequate it
+    avoids that night's accident; the day still counts as unhygienic), and why the sleep
+    differs (``sleep_reason``: ``guard_duty`` or ``travel``, which need the hours slept).
+    The tick that closes ``day`` reads it.
 
     A shower needs running water in the character's shelter (plumbing and its grid's water on)
     or ``bath_water_l`` (20 L) of stored water, taken now from what the character carries, then
@@ -102,19 +129,7 @@ def day_record_save(
     campaign: Campaign = character.campaign
     if not is_master(campaign, user):
         raise ServiceError(_("Only the campaign's master can do that."))
-    errors: dict[str, str] = {}
-    if sleep_h is not None and (
-        not isinstance(sleep_h, int | float) or not math.isfinite(sleep_h) or not 0 <= sleep_h <= 24
-    ):
-        errors["sleep_h"] = _("Hours of sleep must be between 0 and 24.")
-    if isinstance(day, bool) or not isinstance(day, int) or day < campaign.current_day:
-        errors["day"] = _closed_day(day)
-    elif day > bounds.DAY_MAX:
-        errors["day"] = _("At most day %(limit_value)s (a century of play).") % {
-            "limit_value": bounds.DAY_MAX
-        }
-    if errors:
-        raise ServiceError(errors)
+    _check_inputs(campaign, day=day, sleep_h=sleep_h, sleep_reason=sleep_reason)
     # Checked again under the campaign lock, which the tick holds while it closes a day: the
     # day is still open when the record is written.
     with campaign_lock(character.campaign_id) as campaign:
@@ -151,6 +166,8 @@ def day_record_save(
                 "could_not_urinate": could_not_urinate,
                 "could_not_defecate": could_not_defecate,
                 "got_dirty": got_dirty,
+                "sleep_reason": sleep_reason,
+                "relieved_inappropriately": relieved_inappropriately,
                 # A shower paid for stays paid (the water is not given back).
                 "showered": showered or already_showered,
                 "marked_by": user if user is not None and user.is_authenticated else None,
@@ -165,7 +182,7 @@ def shelter_stash_set(
     shelter: Location,
     item_type: ItemType,
     quantity: Decimal | float | int,
-    user: AbstractBaseUser | None,
+    user: User | None,
 ) -> ShelterStash:
     """Set how many units of an item a shelter's shared stash holds (≥ 0; kcal and L follow
     from the item type). Raises ServiceError for a negative or non-finite quantity, a place that

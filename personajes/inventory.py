@@ -66,7 +66,7 @@ def inventory_add(
     character: Character,
     item_type: ItemType,
     quantity: Decimal | int | str,
-    user: AnyUser = None,
+    user: AnyUser | None = None,
 ) -> InventoryItem:
     """Add ``quantity`` units (Decimal > 0, up to 3 decimals; "1,5" accepted) of an item of
     the character's campaign to what the character carries; returns the row, refreshed.
@@ -92,7 +92,7 @@ def inventory_remove(
     character: Character,
     item_type: ItemType,
     quantity: Decimal | int | str,
-    user: AnyUser = None,
+    user: AnyUser | None = None,
 ) -> InventoryItem:
     """Take ``quantity`` units of an item from the character; returns the row, refreshed.
 

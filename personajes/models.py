@@ -16,7 +16,9 @@ from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign
 from nucleo import bounds
+from personajes.death_causes import death_cause_label
 from personajes.movement_models import Movement as Movement
+from personajes.place_models import CharacterMove as CharacterMove
 
 PORTRAIT_MAX_BYTES = 2 * 1024 * 1024
 PORTRAIT_CONTENT_TYPES = ("image/jpeg", "image/png", "image/webp", "image/gif")
@@ -113,7 +115,9 @@ class Character(models.Model):
     infection_day = models.PositiveSmallIntegerField(_("infection day"), default=0)
     infection_duration = models.PositiveSmallIntegerField(_("infection duration (days)"), default=0)
     amputations = models.JSONField(_("amputations"), default=list, blank=True)
-    # Where the character is and which shelter it lives in (the tick reads both).
+    # Where the character is (settlement, and the place in it: empty = the streets) and which
+    # shelter it lives in. The shelter is the one field the tick reads for hygiene (R7), the
+    # stash (R15) and cohabitants (R10); moves change these through ``personajes.places``.
     settlement = models.ForeignKey(
         "mundo.Settlement",
         on_delete=models.SET_NULL,
@@ -130,6 +134,15 @@ class Character(models.Model):
         related_name="residents",
         verbose_name=_("shelter"),
         limit_choices_to={"kind": "shelter"},
+    )
+    location = models.ForeignKey(
+        "mundo.Location",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="present",
+        verbose_name=_("current place"),
+        help_text=_("Where in its settlement the character is now (empty: the streets)."),
     )
 
     class Meta:
@@ -152,6 +165,11 @@ class Character(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("personajes:character", kwargs={"pk": self.pk})
+
+    @property
+    def death_cause_label(self) -> str:
+        """The cause of death in the reader's language (``personajes.death_causes``)."""
+        return death_cause_label(self.death_cause)
 
     @property
     def is_alive(self) -> bool:
@@ -392,7 +410,9 @@ class Roll(models.Model):
 class DayRecord(models.Model):
     """The master's mark of what happened to a character on one in-game day ("mark a
     character's day"): hours slept (0..24 h; empty = the default 8 h, R15), could not urinate
-    or defecate (R7), got dirty (R8), showered (R8; the water was taken when it was marked).
+    or defecate (R7), relieved in an inappropriate place (R7: no accident where conditions are
+    inadequate), got dirty (R8), showered (R8; the water was taken when it was marked), and
+    why the sleep differs (``sleep_reason``: guard duty or travel, R15).
     The tick that closes ``day`` reads it. Written by ``personajes.days.day_record_save``.
     """
 
@@ -407,7 +427,26 @@ class DayRecord(models.Model):
         validators=[MinValueValidator(0), MaxValueValidator(24)],
         help_text=_("Empty: the usual 8 h."),
     )
+
+    class SleepReason(models.TextChoices):
+        NONE = "", _("—")
+        GUARD_DUTY = "guard_duty", _("guard duty")
+        TRAVEL = "travel", _("travel")
+
+    sleep_reason = models.CharField(
+        _("why the sleep differs"),
+        max_length=12,
+        choices=SleepReason.choices,
+        blank=True,
+        default="",
+        help_text=_("Guard duty or travel: the hours slept say how much."),
+    )
     could_not_urinate = models.BooleanField(_("could not urinate"), default=False)
+    relieved_inappropriately = models.BooleanField(
+        _("relieved in an inappropriate place"),
+        default=False,
+        help_text=_("R7: avoids the accident where conditions are inadequate."),
+    )
     could_not_defecate = models.BooleanField(_("could not defecate"), default=False)
     got_dirty = models.BooleanField(_("got dirty"), default=False)
     showered = models.BooleanField(_("showered"), default=False)
@@ -508,6 +547,11 @@ class DiaryEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.character} · {self.day}"
+
+    @property
+    def death_cause_label(self) -> str:
+        """The cause of death in the reader's language (``personajes.death_causes``)."""
+        return death_cause_label(self.death_cause)
 
     @property
     def status_label(self) -> str:

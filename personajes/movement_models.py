@@ -29,6 +29,8 @@ class Movement(models.Model):
         FIND_TAKE = "find_take", _("taken from a search's finds")
         MASTER_GIVE = "master_give", _("given by the master")
         MASTER_TAKE = "master_take", _("taken by the master")
+        MASTER_MOVE = "master_move", _("moved by the master between places")
+        UNDO = "undo", _("undone")
 
     campaign = models.ForeignKey(
         "mundo.Campaign", on_delete=models.CASCADE, related_name="movements"
@@ -74,6 +76,15 @@ class Movement(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     reason = models.CharField(_("why"), max_length=20, choices=Reason.choices)
+    # An undo is a movement the other way that names the one it reverts (once: one-to-one).
+    reverses = models.OneToOneField(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reversal",
+        verbose_name=_("undoes"),
+    )
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
 
     class Meta:

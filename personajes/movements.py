@@ -281,7 +281,10 @@ def finds_left(place: Location) -> tuple[str | None, int]:
     subtype = roll.get("subtype")
     if subtype not in FIND_WEAPONS:
         return None, 0
-    taken = Movement.objects.filter(from_place=place, reason=Movement.Reason.FIND_TAKE).count()
+    # A take the master undid puts the weapon back among the finds.
+    taken = Movement.objects.filter(
+        from_place=place, reason=Movement.Reason.FIND_TAKE, reversal__isnull=True
+    ).count()
     return subtype, max(0, int(roll.get("quantity") or 0) - taken)
 
 

@@ -24,7 +24,7 @@ Source: RULES.md R1–R4, R8, R9; DESIGN.md "Randomness and the roll ledger".
 from __future__ import annotations
 
 import numpy as np
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 
 from mundo.access import is_master, require_master
@@ -222,7 +222,7 @@ def threshold_set(*, roll: Roll, master: AnyUser, threshold: int) -> Roll:
     return event_roll_set_probability(roll=roll, probability=threshold)
 
 
-def roll_subject(*, character: Character | None, user: AbstractBaseUser | None) -> int:
+def roll_subject(*, character: Character | None, user: User | None) -> int:
     """The subject of a roll's generator key: the character's id, else user id + 10⁹
     (``nucleo.ledger.USER_SUBJECT_OFFSET``). Raises ServiceError with neither."""
     if character is not None:
@@ -241,7 +241,7 @@ def by_campaign(*, campaign: Campaign, **_kwargs: object) -> int:
 def event_roll_create(
     *,
     campaign: Campaign,
-    made_by: AbstractBaseUser,
+    made_by: User,
     probability: int | None,
     character: Character | None = None,
     reason: str = "",
@@ -288,7 +288,7 @@ def event_roll_create(
 def expression_roll_create(
     *,
     campaign: Campaign,
-    made_by: AbstractBaseUser,
+    made_by: User,
     expression: str,
     character: Character | None = None,
     reason: str = "",

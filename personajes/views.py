@@ -108,7 +108,7 @@ def _sheet_builder(
     action = request.POST.get("action", "draft")
     if request.method == "POST":
         valid = form.is_valid()
-        if request.htmx:
+        if request.htmx:  # type: ignore[attr-defined]
             context = _points_context(form, rules.creation_points) | {"oob": True}
             return render(request, "personajes/sheet_form.html#points", context)
         if valid and action != "check":
@@ -334,7 +334,7 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
     data = None
     if request.method == "POST":
         data = request.POST.copy()
-        if request.htmx and request.htmx.trigger == "id_trait":
+        if request.htmx and request.htmx.trigger == "id_trait":  # type: ignore[attr-defined]
             # A new trait resets the dirt box to that trait's own flag (R8).
             chosen = next((r for r in rows if r.trait.slug == data.get("trait")), None)
             if chosen is not None and chosen.dirt_sensitive:
@@ -360,11 +360,11 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
         },
     )
     if request.method == "POST":
-        if request.htmx:
+        if request.htmx:  # type: ignore[attr-defined]
             context = {
                 "form": form,
                 "preview": _roll_preview(character, form, values),
-                "oob_dirt": request.htmx.trigger == "id_trait",
+                "oob_dirt": request.htmx.trigger == "id_trait",  # type: ignore[attr-defined]
             }
             return render(request, "personajes/roll_form.html#chance", context)
         if "preview" not in request.POST and form.is_valid():

@@ -66,6 +66,7 @@ class RollPurpose(enum.IntEnum):
     SEARCH = 11
     ROUTE = 12
     RESTORE = 13
+    TALLY = 14
     WEATHER = 20
     UTILITIES = 21
     HEALTH = 22

@@ -8,7 +8,7 @@ from typing import Any
 
 from django import template
 
-from mundo.world_texts import world_roll_dice, world_roll_text
+from mundo.world_texts import sky_name, world_roll_dice, world_roll_text
 
 register = template.Library()
 register.filter("world_roll_text", world_roll_text)
@@ -17,3 +17,9 @@ register.filter("world_roll_text", world_roll_text)
 @register.filter("world_roll_dice")
 def _dice(roll: Any) -> list[int]:
     return world_roll_dice(roll)
+
+
+@register.filter("sky_name")
+def _sky(label: str) -> str:
+    """``{{ weather.sky_label|sky_name }}``: the sky in the reader's language (R11)."""
+    return sky_name(label)

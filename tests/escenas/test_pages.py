@@ -217,7 +217,8 @@ def test_npc_voice_and_search_snippet(campaign, story, master, player_b):
         reverse("escenas:search", args=[campaign.slug]), {"q": "fuera"}
     )
     text = result.content.decode()
-    assert "El guarda" in text and "¡Fuera de aquí!" in text and "<strong>¡Fuera" not in text
+    assert "El guarda" in text and "¡<mark>Fuera</mark> de aquí!" in text
+    assert "<strong>¡" not in text and "**" not in text  # the excerpt is text, not HTML
 
 
 @pytest.mark.parametrize("kind", ["notes", "offtopic"])

@@ -291,8 +291,15 @@ def test_the_demo_shows_the_arrival_and_the_masters_pending_sheet():
 
     tomas = Character.objects.get(campaign=campaign, name="Tomás Vidal")
     reasons = Movement.objects.filter(campaign=campaign).values_list("reason", flat=True)
-    # Two kits of three lines; the 12 starting items the master gave; Tomás at the stash.
-    assert Counter(reasons) == {"arrival": 6, "master_give": 12, "stash_leave": 1, "stash_take": 1}
+    # Two kits of three lines; the 12 starting items the master gave; Tomás at the stash; the
+    # master's water from the Polideportivo to San Roque (demo_places).
+    assert Counter(reasons) == {
+        "arrival": 6,
+        "master_give": 12,
+        "stash_leave": 1,
+        "stash_take": 1,
+        "master_move": 1,
+    }
     bruno = Client()
     assert bruno.login(username="bruno", password="partida-bruno")
     sheet = bruno.get(tomas.get_absolute_url()).content.decode()
@@ -318,3 +325,34 @@ def test_the_demo_makes_no_superuser_and_its_master_uses_the_scoped_admin():
     assert client.get("/admin/").status_code == 200  # as the campaign's master
     assert 'href="/admin/"' in client.get("/partidas/valle-gris/").content.decode()
     assert client.get("/admin/auth/user/").status_code in (302, 403, 404)
+
+
+@pytest.mark.django_db
+def test_the_demo_shows_a_move_with_a_route_check_and_stock_moved_between_places():
+    from mundo.models import WorldRoll
+    from personajes.models import CharacterMove, Movement, ShelterStash
+
+    load_demo()
+    load_demo()  # twice: one move, one transfer
+    campaign = Campaign.objects.get(slug="valle-gris")
+    move = CharacterMove.objects.get(campaign=campaign)
+    roll = move.route_check
+    # R18 across Robledo (10 000 m², 2 500 cells): 40 m at 5 m sweeps 10 × 50 m = 125 cells.
+    assert roll.kind == WorldRoll.Kind.ROUTE and roll.result["cells_swept"] == 125
+    assert move.zombies_met == roll.result["zombies_met"]
+    assert (move.character.name, move.to_location.name, move.to_shelter.name) == (
+        "Tomás Vidal",
+        "Casa del médico",
+        "Iglesia de San Roque",
+    )
+    moved = Movement.objects.get(campaign=campaign, reason="master_move")
+    assert (moved.from_place.name, moved.to_place.name, moved.quantity) == (
+        "Polideportivo municipal",
+        "Iglesia de San Roque",
+        4,
+    )
+    assert ShelterStash.objects.filter(shelter=moved.to_place, item_type=moved.item_type).exists()
+    master = Client()
+    assert master.login(username="master", password="partida-master")
+    page = master.get(f"/partidas/{campaign.slug}/mundo/").content.decode()
+    assert "Tomás Vidal" in page and "Iglesia de San Roque" in page

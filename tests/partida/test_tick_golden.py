@@ -27,6 +27,8 @@ History of the recording (each change intended; nothing else differed):
    recorded ``[4]`` of ``1d6+2`` reads ``[{"expression": "1d6", "sign": 1, "faces": [4], …}]``;
    nothing else changed (no die, quantity or counter).
 4. Re-recorded when characters gained ``portrait_thumb`` (empty for all nine): nothing else.
+5. Re-recorded when characters gained ``location_id``, the place they are in (empty for all
+   nine; the tick reads the shelter, not the place): nothing else.
 
 Cast: Villarejo (own grid, own climate) with the Polideportivo (running water, latrine 25 m,
 a stocked stash with medicine) and Robledo (the region's grid and weather) with the Nave (no

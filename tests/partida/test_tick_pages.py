@@ -6,6 +6,7 @@ advance nor mark); ``outsider`` sees nothing of this private campaign.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -89,26 +90,77 @@ def test_the_button_needs_csrf_and_the_master(master, player_a, campaign):
     assert campaign.current_day == 7
 
 
-def test_a_queued_tick_shows_progress_until_the_day_moved(master, campaign, settings, monkeypatch):
-    # A large campaign with a real broker: the button queues the task and the page polls.
+def _queue_large_tick(client, campaign, settings, monkeypatch):
+    """Press the button of a large campaign with a real broker: the task is queued (captured
+    here, not run) and the fragment polls. Returns (html, the captured apply_async calls)."""
     from partida import tasks, world_views
-    from partida.tick import advance_day
 
     settings.CELERY_TASK_ALWAYS_EAGER = False
+    monkeypatch.setitem(tasks.advance_campaign_day.app.conf, "task_always_eager", False)
     monkeypatch.setattr(world_views, "LARGE_CAMPAIGN", -1)
     queued = []
-    monkeypatch.setattr(tasks.advance_campaign_day, "delay", lambda *args: queued.append(args))
-    client = client_for(master)
+    monkeypatch.setattr(
+        tasks.advance_campaign_day,
+        "apply_async",
+        lambda args, task_id: queued.append((args, task_id)),
+    )
     url = reverse("advance_day", kwargs={"slug": campaign.slug})
     with django_capture_on_commit():
         html = csrf_post(client, url, {"expected_day": 7}, HTTP_HX_REQUEST="true").content.decode()
+    return html, queued
+
+
+def _poll_url(html):
+    import html as html_lib
+
+    return html_lib.unescape(re.search(r'hx-get="([^"]+)"', html).group(1))
+
+
+def test_a_queued_tick_shows_progress_until_the_day_moved(master, campaign, settings, monkeypatch):
+    from partida.tick import advance_day
+
+    client = client_for(master)
+    html, queued = _queue_large_tick(client, campaign, settings, monkeypatch)
     assert "<progress" in html
-    assert 'hx-trigger="every 1s"' in html
-    assert queued == [(campaign.pk, 7, "master")]
-    status = reverse("advance_status", kwargs={"slug": campaign.slug})
-    assert "<progress" in client.get(f"{status}?day=7").content.decode()
+    assert 'hx-trigger="every 2s"' in html
+    [(args, task_id)] = queued
+    assert args == (campaign.pk, 7, "master")
+    poll = _poll_url(html)
+    assert f"task={task_id}" in poll
+    assert "<progress" in client.get(poll).content.decode()
     advance_day(campaign)  # what the worker does
-    assert "Ahora es el día 8" in client.get(f"{status}?day=7").content.decode()
+    done = client.get(poll).content.decode()
+    assert "Ahora es el día 8" in done
+    assert "hx-trigger" not in done  # the polling stops
+
+
+def test_a_failed_queued_tick_shows_its_reason_and_a_retry(master, campaign, settings, monkeypatch):
+    # "Avanzar día" polled every second forever when its task failed (issue 15).
+    from partida import tasks
+
+    client = client_for(master)
+    html, [(_args, task_id)] = _queue_large_tick(client, campaign, settings, monkeypatch)
+    tasks.advance_campaign_day.backend.mark_as_failure(task_id, RuntimeError("disco lleno"))
+    failed = client.get(_poll_url(html)).content.decode()
+    assert "El cierre del día 7 falló: disco lleno" in failed
+    assert "hx-trigger" not in failed  # no more polling
+    assert 'name="expected_day" value="7"' in failed  # the retry presses the button again
+    campaign.refresh_from_db()
+    assert campaign.current_day == 7
+
+
+def test_a_queued_tick_nobody_starts_stops_polling(master, campaign, settings, monkeypatch):
+    from partida import world_views
+
+    client = client_for(master)
+    html, _queued = _queue_large_tick(client, campaign, settings, monkeypatch)
+    poll = _poll_url(html)
+    since = int(re.search(r"since=(\d+)", poll).group(1))
+    stale = poll.replace(f"since={since}", f"since={since - world_views.GIVE_UP_AFTER_S - 1}")
+    stalled = client.get(stale).content.decode()
+    assert "Ningún worker empezó a cerrar el día 7 en 180 segundos." in stalled
+    assert "hx-trigger" not in stalled
+    assert "Intentar de nuevo" in stalled
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,14 @@ import datetime
 
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
 from nucleo.errors import ServiceError
-from partida import demo_escenas, demo_mundo
+from partida import demo_escenas, demo_mundo, demo_places
 from personajes.inventory import inventory_add
 from personajes.models import Character, ItemType
 from personajes.selectors import sheet_rows
@@ -95,9 +95,7 @@ DEMO_CHARACTERS = [
 ]
 
 
-def load_characters(
-    campaign: Campaign, users: dict[str, AbstractBaseUser], master: AbstractBaseUser
-) -> list[Character]:
+def load_characters(campaign: Campaign, users: dict[str, User], master: User) -> list[Character]:
     """The campaign's traits, item catalogue and demo characters (idempotent).
 
     A character is found by (campaign, player, name); only a missing one is created, through
@@ -141,7 +139,7 @@ def load_characters(
     return characters
 
 
-def load_users() -> dict[str, AbstractBaseUser]:
+def load_users() -> dict[str, User]:
     """The demo users of DEMO_USERS by username, made or brought back to their demo state.
 
     A missing user is created; an existing one gets its demo password back only when it no
@@ -166,7 +164,7 @@ def load_users() -> dict[str, AbstractBaseUser]:
     return users
 
 
-def load_campaign(users: dict[str, AbstractBaseUser]) -> Campaign:
+def load_campaign(users: dict[str, User]) -> Campaign:
     """The demo campaign (slug DEMO_CAMPAIGN) with every demo user a member in their role.
 
     Its name, description, time zone and visibility are set on every run; its calendar only
@@ -236,6 +234,7 @@ class Command(BaseCommand):
         # The world (places, shelters, stashes) and the three days already played: after the
         # characters, so that they are housed and their diaries have rows.
         demo_mundo.load(campaign, self.stdout)
+        demo_places.load(campaign, self.stdout)  # a move with a route check, stock moved
         self._write_summary(campaign, characters)
         # The scenes after everything else: their posts are written by the approved characters.
         demo_escenas.load(campaign, self.stdout)

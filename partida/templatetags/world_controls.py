@@ -1,0 +1,61 @@
+"""The master's world controls on the world page (``mundo/world_master.html``): the forms,
+the latest moves and supply movements (windowed: the full lists are their history pages), and
+the route checks whose zombies wait to be played.
+
+A template tag because the world page is ``mundo``'s and these pieces are ``personajes``'s:
+``partida`` composes both. Source: RULES.md R15, R17, R18.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.db.models import Q
+
+from mundo.models import Campaign, WorldRoll
+from partida.world_forms import control_forms
+from personajes import places
+from personajes.models import CharacterMove, Movement
+
+register = template.Library()
+
+WINDOW = 10
+"""Rows of each list on the world page; the rest are on the history pages."""
+
+
+@register.simple_tag
+def world_controls(campaign: Campaign) -> dict[str, Any]:
+    """``forms`` by action, ``moves`` and ``movements`` (latest ``WINDOW``), and
+    ``pending_routes``: each route check with zombies met not yet played, as
+    ``(route_check, [characters])`` — the ``route_check`` (a ``WorldRoll``) is the hook the
+    combat pages use to open a fight with those zombies. Five queries."""
+    pending: dict[int, tuple[WorldRoll, list[Any]]] = {}
+    for move in (
+        CharacterMove.objects.filter(campaign=campaign, outcome=CharacterMove.Outcome.PENDING)
+        .select_related("route_check", "route_check__settlement", "character")
+        .order_by("-route_check_id", "character__name")
+    ):
+        if move.route_check is None:
+            continue
+        pending.setdefault(move.route_check_id, (move.route_check, []))[1].append(move.character)
+    movements = list(
+        Movement.objects.filter(Q(from_place__isnull=False) | Q(to_place__isnull=False))
+        .filter(campaign=campaign)
+        .select_related(
+            "item_type",
+            "from_character",
+            "to_character",
+            "from_place",
+            "to_place",
+            "made_by",
+            "reversal",
+        )
+        .order_by("-created_at", "-id")[:WINDOW]
+    )
+    return {
+        "forms": control_forms(campaign),
+        "moves": places.recent_moves(campaign.pk, WINDOW),
+        "movements": movements,
+        "pending_routes": list(pending.values()),
+    }

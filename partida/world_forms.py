@@ -1,0 +1,164 @@
+"""Forms of the master's world controls (``partida.world_controls``): moving characters,
+their shelters, giving and taking items, moving stock between places, the settlements'
+tallies. They check shapes only; the services check the rules and the locks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from mundo.models import Campaign, Location, Settlement
+from nucleo import bounds
+from personajes.models import Character, ItemType
+
+ROUTE_MODES = [("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))]
+
+
+def _approved(campaign: Campaign) -> Any:
+    return Character.objects.filter(campaign=campaign, status=Character.Status.APPROVED).order_by(
+        "name"
+    )
+
+
+def _places(campaign: Campaign) -> Any:
+    return (
+        Location.objects.filter(settlement__campaign=campaign)
+        .select_related("settlement")
+        .order_by("settlement__name", "name")
+    )
+
+
+class _CampaignForm(forms.Form):
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.setup()
+
+    def setup(self) -> None:
+        """Give the choice fields the campaign's rows."""
+
+
+class CharacterMoveForm(_CampaignForm):
+    """Characters go to a settlement (and a place in it), with or without a route check."""
+
+    characters = forms.ModelMultipleChoiceField(
+        label=_("Characters"),
+        queryset=Character.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    settlement = forms.ModelChoiceField(
+        label=_("To the settlement"), queryset=Settlement.objects.none()
+    )
+    location = forms.ModelChoiceField(
+        label=_("To the place"),
+        queryset=Location.objects.none(),
+        required=False,
+        empty_label=_("— the streets —"),
+    )
+    make_home = forms.BooleanField(
+        label=_("They live here now"),
+        required=False,
+        help_text=_("A shelter: its stash, hygiene and cohabitants are theirs from the next day."),
+    )
+    route_m = forms.FloatField(
+        label=_("Route length (m)"),
+        required=False,
+        min_value=0,
+        max_value=100_000,
+        help_text=_("Empty: no route check. Otherwise R18 across the destination settlement."),
+    )
+    route_mode = forms.ChoiceField(
+        label=_("Zombies' mode"), choices=ROUTE_MODES, initial="normal", widget=forms.RadioSelect
+    )
+
+    def setup(self) -> None:
+        self.fields["characters"].queryset = _approved(self.campaign)  # type: ignore[attr-defined]
+        self.fields["settlement"].queryset = self.campaign.settlements.all()  # type: ignore[attr-defined]
+        self.fields["location"].queryset = _places(self.campaign)  # type: ignore[attr-defined]
+
+
+class ShelterForm(_CampaignForm):
+    """The shelter a character lives in (empty: none, the open)."""
+
+    character = forms.ModelChoiceField(label=_("Character"), queryset=Character.objects.none())
+    shelter = forms.ModelChoiceField(
+        label=_("Shelter"),
+        queryset=Location.objects.none(),
+        required=False,
+        empty_label=_("— none: the open —"),
+    )
+
+    def setup(self) -> None:
+        self.fields["character"].queryset = _approved(self.campaign)  # type: ignore[attr-defined]
+        self.fields["shelter"].queryset = _places(self.campaign).filter(  # type: ignore[attr-defined]
+            kind=Location.Kind.SHELTER
+        )
+
+
+class GiveTakeForm(_CampaignForm):
+    """The master gives a character units of any item, or takes them away."""
+
+    character = forms.ModelChoiceField(label=_("Character"), queryset=Character.objects.none())
+    direction = forms.ChoiceField(
+        label=_("Give or take"),
+        choices=[("give", _("give")), ("take", _("take away"))],
+        initial="give",
+        widget=forms.RadioSelect,
+    )
+    item_type = forms.ModelChoiceField(label=_("Item"), queryset=ItemType.objects.none())
+    quantity = forms.CharField(label=_("Quantity (units)"), max_length=20)
+
+    def setup(self) -> None:
+        self.fields["character"].queryset = _approved(self.campaign)  # type: ignore[attr-defined]
+        self.fields["item_type"].queryset = self.campaign.item_types.order_by("name")  # type: ignore[attr-defined]
+
+
+class PlaceTransferForm(_CampaignForm):
+    """Stock moves from one place (a shelter's stash, a discovered shop) to another."""
+
+    from_place = forms.ModelChoiceField(label=_("From"), queryset=Location.objects.none())
+    to_place = forms.ModelChoiceField(label=_("To"), queryset=Location.objects.none())
+    item_type = forms.ModelChoiceField(label=_("Item"), queryset=ItemType.objects.none())
+    quantity = forms.CharField(label=_("Quantity (units)"), max_length=20)
+
+    def setup(self) -> None:
+        stocked = _places(self.campaign).filter(
+            kind__in=(Location.Kind.SHELTER, Location.Kind.SHOP)
+        )
+        self.fields["from_place"].queryset = stocked  # type: ignore[attr-defined]
+        self.fields["to_place"].queryset = stocked  # type: ignore[attr-defined]
+        self.fields["item_type"].queryset = self.campaign.item_types.exclude(  # type: ignore[attr-defined]
+            kind=ItemType.Kind.WEAPON
+        ).order_by("name")
+
+
+class TallyForm(_CampaignForm):
+    """Zombies destroyed and survivors rescued in a settlement, added to its tally (R17)."""
+
+    settlement = forms.ModelChoiceField(label=_("Settlement"), queryset=Settlement.objects.none())
+    destroyed = forms.IntegerField(
+        label=_("Zombies destroyed"), min_value=0, max_value=bounds.COUNT_MAX, initial=0
+    )
+    rescued = forms.IntegerField(
+        label=_("Survivors rescued"), min_value=0, max_value=bounds.COUNT_MAX, initial=0
+    )
+
+    def setup(self) -> None:
+        self.fields["settlement"].queryset = self.campaign.settlements.all()  # type: ignore[attr-defined]
+
+
+CONTROL_FORMS: dict[str, type[_CampaignForm]] = {
+    "move": CharacterMoveForm,
+    "shelter": ShelterForm,
+    "give": GiveTakeForm,
+    "transfer": PlaceTransferForm,
+    "tally": TallyForm,
+}
+"""The world controls by action name (the URL's ``action``)."""
+
+
+def control_forms(campaign: Campaign) -> dict[str, _CampaignForm]:
+    """Every control's unbound form, by action (for the world page)."""
+    return {name: cls(campaign=campaign, prefix=name) for name, cls in CONTROL_FORMS.items()}

@@ -1,0 +1,165 @@
+"""Searching posts like a forum (escenas.search, issue 15 item 10): case and accents folded on
+both back ends (``SÓLO`` finds ``sólo``), ranked with highlighted excerpts on PostgreSQL, filters
+by author, character, scene, day range and "has a roll", bad filters answered in the form.
+What a reader may not see is never found: tests/escenas/test_permissions.py runs the search for
+every viewer of the permission matrix."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.urls import reverse
+
+from escenas import scenes, search, services
+from escenas.models import Post, Scene
+from tests.escenas.conftest import access_for, client_for
+from tests.escenas.factories import new_key
+
+
+def say(scene, user, body, *, day=None, roll=None):
+    access = access_for(scene, user)
+    voice = access.voices[0]
+    post = services.post_create(
+        access=access,
+        author=user,
+        idempotency_key=new_key(),
+        body=body,
+        voice=voice,
+        character=access.characters[0] if voice == "character" else None,
+        roll=roll,
+    )[0]
+    if day is not None:
+        Post.objects.filter(pk=post.pk).update(day=day)
+    return post
+
+
+def found(user, campaign, **params) -> list[str]:
+    response = client_for(user).get(reverse("escenas:search", args=[campaign.slug]), params)
+    assert response.status_code == 200
+    return [hit.post.body for hit in response.context["results"]]
+
+
+def test_case_and_accents_are_folded(campaign, story, player_a, master):
+    say(story, player_a, "Sólo queda agua para un día.")
+    say(story, player_a, "Nada que ver aquí.")
+    for words in ("SÓLO", "solo", "sólo", "SOLO"):
+        assert found(master, campaign, q=words) == ["Sólo queda agua para un día."], words
+
+
+def test_the_excerpt_marks_the_match_and_escapes_the_post(campaign, story, player_a, master):
+    say(story, player_a, "Escribe <script>alert(1)</script> y luego grita **socorro** fuerte.")
+    response = client_for(master).get(
+        reverse("escenas:search", args=[campaign.slug]), {"q": "socorro"}
+    )
+    html = response.content.decode()
+    assert "<mark>socorro</mark>" in html
+    assert "<script>alert" not in html
+
+
+def test_filters_by_author_character_scene_days_and_roll(
+    campaign, story, master, player_a, player_b, char_a, char_b
+):
+    other = scenes.scene_create(
+        campaign=campaign,
+        master=master,
+        title="El puente",
+        readers=Scene.Readers.MEMBERS,
+        participants=[char_a, char_b],
+    )
+    say(story, player_a, "linterna en la gasolinera", day=3)
+    say(other, player_b, "linterna en el puente", day=5)
+    say(
+        other,
+        player_a,
+        "linterna y dados",
+        day=8,
+        roll=services.RollSpec(kind="expression", expression="1d6", reason="luz"),
+    )
+    all_three = ["linterna y dados", "linterna en el puente", "linterna en la gasolinera"]
+    assert sorted(found(master, campaign, q="linterna")) == sorted(all_three)
+    assert found(master, campaign, q="linterna", author=player_b.username.upper()) == [
+        "linterna en el puente"
+    ]
+    assert sorted(found(master, campaign, q="linterna", character=char_a.pk)) == [
+        "linterna en la gasolinera",
+        "linterna y dados",
+    ]
+    assert sorted(found(master, campaign, q="linterna", scene=other.pk)) == [
+        "linterna en el puente",
+        "linterna y dados",
+    ]
+    assert found(master, campaign, q="linterna", day_from=4, day_to=6) == ["linterna en el puente"]
+    assert found(master, campaign, q="linterna", has_roll="on") == ["linterna y dados"]
+    # Filters alone, without words, list the newest matching posts.
+    assert found(master, campaign, day_from=8) == ["linterna y dados"]
+
+
+def test_a_backwards_day_range_is_refused_in_the_form(campaign, story, master):
+    response = client_for(master).get(
+        reverse("escenas:search", args=[campaign.slug]), {"q": "agua", "day_from": 9, "day_to": 2}
+    )
+    assert response.status_code == 200
+    assert "El último día no puede ser anterior al primero." in response.content.decode()
+    assert response.context["results"] == []
+
+
+def test_a_scene_the_reader_cannot_read_is_not_a_choice(campaign, story, master, player_b):
+    secret = scenes.scene_create(
+        campaign=campaign, master=master, title="Solo el máster", readers=Scene.Readers.PARTICIPANTS
+    )
+    response = client_for(player_b).get(
+        reverse("escenas:search", args=[campaign.slug]), {"q": "agua", "scene": secret.pk}
+    )
+    assert "scene" in response.context["form"].errors
+    assert "Solo el máster" not in response.content.decode()
+
+
+def test_search_is_one_query_for_many_posts(
+    campaign, story, player_a, master, django_assert_num_queries
+):
+    from escenas.access import access_campaign_viewer
+
+    for i in range(30):
+        say(story, player_a, f"ruido número {i}")
+    campaign_row, viewer = access_campaign_viewer(master, slug=campaign.slug)
+    with django_assert_num_queries(1):
+        hits = search.search_posts(campaign_row, viewer, search.SearchFilters(query="ruido"))
+    assert len(hits) == 30
+
+
+needs_postgresql = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="needs PostgreSQL full-text search (set DATABASE_URL; CI does)",
+    ),
+]
+
+
+@needs_postgresql[0]
+@needs_postgresql[1]
+def test_postgresql_ranks_and_stems_in_spanish(campaign, story, player_a, master):
+    say(story, player_a, "Un perro pasa.")
+    say(story, player_a, "Perros, perros y más perros en la calle de los perros.")
+    say(story, player_a, "Las calles están vacías.")
+    # Stemming: "perros" finds "perro"; the post that says it most comes first.
+    assert found(master, campaign, q="perros") == [
+        "Perros, perros y más perros en la calle de los perros.",
+        "Un perro pasa.",
+    ]
+    # "calles" finds "calle"; a quoted phrase must match in order.
+    assert len(found(master, campaign, q="calles")) == 2
+    assert found(master, campaign, q='"calles están"') == ["Las calles están vacías."]
+    response = client_for(master).get(
+        reverse("escenas:search", args=[campaign.slug]), {"q": "pasa"}
+    )
+    assert "<mark>pasa</mark>" in response.content.decode()
+
+
+@needs_postgresql[0]
+@needs_postgresql[1]
+def test_postgresql_uses_the_gin_index(campaign, story, player_a):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'post_body_search'")
+        (definition,) = cursor.fetchone()
+    assert "gin" in definition and "partida_es" in definition
