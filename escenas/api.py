@@ -153,7 +153,7 @@ class SceneListView(generics.ListAPIView):
         campaign, self.viewer = access_campaign_viewer(self.request.user, slug=self.kwargs["slug"])
         return selectors.scene_list(campaign, self.viewer)
 
-    def paginate_queryset(self, queryset: Any) -> list[selectors.SceneRow] | None:
+    def paginate_queryset(self, queryset: Any) -> list[selectors.SceneRow] | None:  # type: ignore[override]
         # The database limits the scenes to one page; only that page becomes rows.
         page = super().paginate_queryset(queryset)
         return None if page is None else selectors.scene_rows(page)
