@@ -17,7 +17,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import prefetch_related_objects
+from django.db.models import QuerySet, prefetch_related_objects
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
@@ -147,11 +147,16 @@ class SceneListView(generics.ListAPIView):
     pagination_class = PageNumberPagination
     queryset = Scene.objects.none()  # for the schema; rows come from scene_list
 
-    def get_queryset(self) -> list[selectors.SceneRow]:  # type: ignore[override]
+    def get_queryset(self) -> QuerySet[Scene]:
         if getattr(self, "swagger_fake_view", False):
-            return []
+            return Scene.objects.none()
         campaign, self.viewer = access_campaign_viewer(self.request.user, slug=self.kwargs["slug"])
         return selectors.scene_list(campaign, self.viewer)
+
+    def paginate_queryset(self, queryset: Any) -> list[selectors.SceneRow] | None:  # type: ignore[override]
+        # The database limits the scenes to one page; only that page becomes rows.
+        page = super().paginate_queryset(queryset)
+        return None if page is None else selectors.scene_rows(page)
 
     def get_serializer_context(self) -> dict[str, Any]:
         return super().get_serializer_context() | {"viewer": getattr(self, "viewer", None)}

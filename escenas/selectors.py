@@ -14,15 +14,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.paginator import Page, Paginator
 from django.db.models import (
+    Case,
     Count,
+    F,
     IntegerField,
     Max,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
+    Subquery,
+    Value,
+    When,
 )
 from django.db.models.functions import Coalesce
 
@@ -185,50 +189,6 @@ def last_read_post_id(scene: Scene, user: AnyUser | None) -> int | None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ScenePage:
-    """One page of a scene: the page object, its posts as the viewer sees them, and the id of
-    the last post on it."""
-
-    page: Page[Post]
-    posts: list[PostView]
-    last_post_id: int
-    is_last_page: bool
-
-
-def scene_page(access: SceneAccess, *, page: str | int | None, last_read: int | None) -> ScenePage:
-    """Page ``page`` of the scene's visible posts (``PAGE_SIZE`` a page).
-
-    ``"last"`` is the last page. Without a page number: the page of the first unread post, or
-    the last page when everything was read (page 1 for someone who never opened the scene).
-    Constant queries: a count, maybe a count of read posts, the page with its prefetches (3).
-    """
-    qs = scene_posts(access.scene, access.viewer)
-    paginator = Paginator(qs, PAGE_SIZE)
-    if page in (None, ""):
-        if not last_read:
-            number = 1
-        else:
-            read = (
-                Post.objects.filter(scene=access.scene, pk__lte=last_read)
-                .filter(posts_visible_q(access.viewer))
-                .count()
-            )
-            number = min(read // PAGE_SIZE + 1, paginator.num_pages)
-    elif page == "last":
-        number = paginator.num_pages
-    else:
-        number = page  # type: ignore[assignment]
-    page_obj = paginator.get_page(number)
-    posts = [post_view(p, access.viewer, last_read=last_read) for p in page_obj.object_list]
-    return ScenePage(
-        page=page_obj,
-        posts=posts,
-        last_post_id=posts[-1].post.pk if posts else 0,
-        is_last_page=not page_obj.has_next(),
-    )
-
-
 def posts_after(access: SceneAccess, *, after: int, last_read: int | None) -> list[PostView]:
     """Visible posts with id > ``after`` (for polling), at most one page."""
     qs = scene_posts(access.scene, access.viewer).filter(pk__gt=after)[:PAGE_SIZE]
@@ -241,16 +201,6 @@ def posts_changed(access: SceneAccess, *, up_to: int, since: Any) -> list[PostVi
         :PAGE_SIZE
     ]
     return [post_view(p, access.viewer) for p in qs]
-
-
-def post_page_number(post: Post, viewer: CharacterViewer) -> int:
-    """The scene page (1-based) on which ``post`` appears for ``viewer`` (one query)."""
-    before = (
-        Post.objects.filter(scene_id=post.scene_id, pk__lt=post.pk)
-        .filter(posts_visible_q(viewer))
-        .count()
-    )
-    return before // PAGE_SIZE + 1
 
 
 # --- Scene list -------------------------------------------------------------------------------
@@ -269,23 +219,34 @@ class SceneRow:
         return snippet(plain_text(self.last_post.body_html), length=100) if self.last_post else ""
 
 
-def scene_list(campaign: Campaign, viewer: CharacterViewer) -> list[SceneRow]:
-    """Every scene of the campaign the viewer may read, with unread counts and last visible post.
+SCENE_LIST_SIZE = 50
+"""Scenes per page of the scene list (page and API)."""
 
-    Three queries whatever the number of scenes: the scenes (with their campaign) annotated
-    with the last visible post id and the unread count (subqueries with the same post filter as
-    the scene page), the participants, and the last posts.
+
+def scene_list(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Scene]:
+    """Every scene of the campaign the viewer may read, in list order (story, off-topic,
+    diaries, notes; each most recently active first, then by title), annotated with the last
+    visible post id (``last_visible_id``) and, signed in, the unread count (``unread_count``):
+    subqueries with the same post filter as the scene page. Lazy: slice it (a page) and give
+    the page to ``scene_rows``; the database orders and limits, so a page costs the same with
+    5 scenes or 500.
     """
     visible = posts_visible_q(viewer)
     last_visible = (
         Post.objects.filter(scene=OuterRef("pk")).filter(visible).order_by("-id").values("id")[:1]
+    )
+    kind_order = Case(
+        *(When(kind=k, then=Value(i)) for i, k in enumerate(SCENE_KIND_ORDER)),
+        default=Value(9),
+        output_field=IntegerField(),
     )
     qs = (
         Scene.objects.filter(campaign=campaign)
         .filter(scenes_readable_q(viewer))
         .select_related("campaign", "diary_character")
         .prefetch_related(Prefetch("participants", queryset=Character.objects.order_by("name")))
-        .annotate(last_visible_id=last_visible)
+        .annotate(last_visible_id=Subquery(last_visible), kind_order=kind_order)
+        .order_by("kind_order", F("last_visible_id").desc(nulls_last=True), "title", "id")
     )
     if viewer.user_id is not None:
         # Nested inside the post subquery below: the scene is the outer query's outer row.
@@ -303,26 +264,26 @@ def scene_list(campaign: Campaign, viewer: CharacterViewer) -> list[SceneRow]:
             .values("n")[:1]
         )
         qs = qs.annotate(unread_count=Coalesce(unread, 0, output_field=IntegerField()))
-    scenes = list(qs)
-    last_ids = [s.last_visible_id for s in scenes if s.last_visible_id]
+    return qs
+
+
+SCENE_KIND_ORDER = (Scene.Kind.STORY, Scene.Kind.OFFTOPIC, Scene.Kind.DIARY, Scene.Kind.NOTES)
+
+
+def scene_rows(scenes: Sequence[Scene]) -> list[SceneRow]:
+    """The rows of a page of ``scene_list``: each scene with its unread count and last visible
+    post (one query for the last posts; the participants come prefetched with the page)."""
+    scenes = list(scenes)
+    last_ids = [s.last_visible_id for s in scenes if s.last_visible_id]  # type: ignore[attr-defined]
     last_posts = {p.pk: p for p in Post.objects.filter(pk__in=last_ids)} if last_ids else {}
-    order = {Scene.Kind.STORY: 0, Scene.Kind.OFFTOPIC: 1, Scene.Kind.DIARY: 2, Scene.Kind.NOTES: 3}
-    rows = [
+    return [
         SceneRow(
             scene=s,
             unread=getattr(s, "unread_count", 0) or 0,
-            last_post=last_posts.get(s.last_visible_id),
+            last_post=last_posts.get(s.last_visible_id),  # type: ignore[attr-defined]
         )
         for s in scenes
     ]
-    rows.sort(
-        key=lambda r: (
-            order.get(r.scene.kind, 9),
-            -(r.last_post.pk if r.last_post else 0),
-            r.scene.title,
-        )
-    )
-    return rows
 
 
 # --- Play aids ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,7 +26,17 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from escenas import access as scene_access
-from escenas import combat, forms, joining, notifications, scenes, selectors, services, stash
+from escenas import (
+    combat,
+    forms,
+    joining,
+    notifications,
+    scene_pages,
+    scenes,
+    selectors,
+    services,
+    stash,
+)
 from escenas import search as post_search
 from escenas.combat_selectors import combat_views
 from escenas.combat_views import panel_context, post_amputation, post_declaration
@@ -115,7 +126,7 @@ def _scene_context(
     request: HttpRequest,
     access: scene_access.SceneAccess,
     *,
-    page: selectors.ScenePage,
+    page: scene_pages.ScenePage,
     form: forms.PostForm | None = None,
 ) -> dict[str, Any]:
     scene = access.scene
@@ -172,7 +183,8 @@ def _feed_url(request: HttpRequest, scene: Scene) -> str | None:
 
 
 def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
-    """The campaign's scenes the visitor may read, with unread counts and the last post.
+    """The campaign's scenes the visitor may read, with unread counts and the last post, a page
+    of ``SCENE_LIST_SIZE`` at a time (``?page=<n>``; a bad number is the nearest page).
 
     The off-topic scene and the characters' missing diaries are created here on first read
     (create-on-read; idempotent)."""
@@ -180,13 +192,16 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
     if viewer.is_member:
         scenes.offtopic_scene_for(campaign)
         scenes.diaries_ensure(campaign=campaign)
+    paginator = Paginator(selectors.scene_list(campaign, viewer), selectors.SCENE_LIST_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
     return render(
         request,
         "escenas/scene_list.html",
         {
             "campaign": campaign,
             "viewer": viewer,
-            "rows": selectors.scene_list(campaign, viewer),
+            "rows": selectors.scene_rows(page.object_list),
+            "page": page,
             "search_form": forms.SearchForm(),
         },
     )
@@ -198,14 +213,15 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     on the last page, the post form. A diary shows its R25 table and chart above the posts."""
     access = scene_access.access_scene(request.user, pk, slug=slug)
     last_read = selectors.last_read_post_id(access.scene, request.user)
-    page = selectors.scene_page(access, page=request.GET.get("page"), last_read=last_read)
+    cursor = scene_pages.cursor_from(request.GET)
+    page = scene_pages.scene_page(access, cursor=cursor, last_read=last_read)
     services.scene_mark_read(
         scene=access.scene, user=request.user, post_id=page.last_post_id, known=last_read
     )
     context = _scene_context(request, access, page=page)
     template = (
         SCENE_TEMPLATE + "#post_list"
-        if is_htmx(request) and request.GET.get("page")
+        if is_htmx(request) and cursor.kind not in ("unread",)
         else SCENE_TEMPLATE
     )
     return render(request, template, context)
@@ -298,7 +314,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if is_htmx(request):
         return render(request, SCENE_TEMPLATE + "#post_form", _form_context(request, access, form))
     last_read = selectors.last_read_post_id(access.scene, request.user)
-    page = selectors.scene_page(access, page=None, last_read=last_read)
+    page = scene_pages.scene_page(access, cursor=scene_pages.Cursor("unread"), last_read=last_read)
     context = _scene_context(request, access, page=page, form=form)
     return render(request, SCENE_TEMPLATE, context, status=400)
 
@@ -430,11 +446,11 @@ def roll_chance(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 def post_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """A post's permanent link: the scene page it is on, scrolled to it."""
+    """A post's permanent link: the scene page that starts with it (a keyset cursor: no
+    count, no OFFSET), scrolled to it."""
     campaign = access_campaign(request.user, slug=slug)[0]
     post, access = scene_access.access_post(request.user, pk, campaign=campaign)
-    number = selectors.post_page_number(post, access.viewer)
-    return redirect(f"{access.scene.get_absolute_url()}?page={number}#post-{post.pk}")
+    return redirect(f"{access.scene.get_absolute_url()}?after={post.pk - 1}#post-{post.pk}")
 
 
 @login_required

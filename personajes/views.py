@@ -27,6 +27,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -53,6 +54,9 @@ from reglas.dice import action_chance
 
 RECENT_ROLLS = 10
 HISTORY_ROWS = 50
+
+CHARACTER_LIST_SIZE = 50
+"""Characters per page of the master's character list."""
 
 
 def _recent_changes(character: Character) -> list[SheetChange]:
@@ -445,12 +449,16 @@ def my_characters(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_safe
 def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
-    """The master's list of a campaign's characters, sheets pending approval first."""
+    """The master's list of a campaign's characters, sheets pending approval first, a page of
+    ``CHARACTER_LIST_SIZE`` at a time (``?page=<n>``). The pending sheets sort first, so the
+    first page holds them (the first ``CHARACTER_LIST_SIZE`` of them)."""
     campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
-    characters = list(selectors.characters_for_master(campaign=campaign))
+    paginator = Paginator(selectors.characters_for_master(campaign=campaign), CHARACTER_LIST_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
+    characters = list(page.object_list)
     pending = [c for c in characters if c.status == Character.Status.SUBMITTED]
     return render(
         request,
         "personajes/campaign_characters.html",
-        {"campaign": campaign, "characters": characters, "pending": pending},
+        {"campaign": campaign, "characters": characters, "pending": pending, "page": page},
     )

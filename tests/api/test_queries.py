@@ -152,51 +152,54 @@ CASES = {
         "/api/v1/campaigns/?role=master",
         "master",
         _campaigns,
-        4,
-        "session, user, count, page (with my role as a subquery)",
+        3,
+        "user (session cached), count, page (with my role as a subquery)",
     ),
     "settlements": ListCase(
         "/api/v1/campaigns/la-campana/settlements/",
         "master",
         _settlements,
-        4,
-        "session, user, campaign, settlements (statuses computed in Python)",
+        3,
+        "user (session cached), campaign, settlements (statuses computed in Python)",
     ),
     "campaign characters": ListCase(
         "/api/v1/campaigns/la-campana/characters/",
         "master",
         _characters,
-        5,
-        "session, user, campaign with my role beside it, count, page (campaign and player joined)",
+        4,
+        "user (session cached), campaign with my role beside it, count, page (campaign and "
+        "player joined)",
     ),
     "my characters": ListCase(
-        "/api/v1/characters/", "player_a", _characters, 4, "session, user, count, page"
+        "/api/v1/characters/", "player_a", _characters, 3, "user (session cached), count, page"
     ),
     "character rolls": ListCase(
         "/api/v1/characters/{char}/rolls/",
         "master",
         _rolls,
-        7,
-        "session, user, character (campaign, player joined), my role (once, in "
+        6,
+        "user (session cached), character (campaign, player joined), my role (once, in "
         "access_character: the full view is the master's and the owner's), my role again "
         "(hidden rolls are the master's: character_rolls), count, page (made_by, trait, "
         "campaign joined)",
     ),
-    "tokens": ListCase("/api/v1/tokens/", "player_a", _tokens, 4, "session, user, count, page"),
+    "tokens": ListCase(
+        "/api/v1/tokens/", "player_a", _tokens, 3, "user (session cached), count, page"
+    ),
     "scenes": ListCase(
         "/api/v1/campaigns/la-campana/scenes/",
         "player_a",
         _scenes,
         6,
-        "session, user, campaign with my role beside it, my characters, scenes with unread "
-        "counts, participants, last posts",
+        "user (session cached), campaign with my role beside it, my characters, count, the page of "
+        "scenes with unread counts, participants, last posts",
     ),
     "posts": ListCase(
         "/api/v1/scenes/{story}/posts/",
         "player_a",
         _posts,
-        12,
-        "session, user, scene id→campaign, campaign with my role, my characters, scene, "
+        11,
+        "user (session cached), scene id→campaign, campaign with my role, my characters, scene, "
         "participants, last read, page of posts (no count: cursor), their rolls, whisper "
         "recipients, the rolls' makers",
     ),
@@ -204,23 +207,23 @@ CASES = {
         "/api/v1/characters/{char}/diary/posts/",
         "player_a",
         _diary_posts,
-        12,
-        "session, user, character, role checks, diary scene id, viewer (2), scene, "
+        11,
+        "user (session cached), character, role checks, diary scene id, viewer (2), scene, "
         "last read, page of posts, rolls, recipients",
     ),
     "diary": ListCase(
         "/api/v1/characters/{char}/diary/",
         "player_a",
         _diary,
-        7,
-        "session, user, character, role checks, ETag aggregate, last tick, count, page",
+        6,
+        "user (session cached), character, role checks, ETag aggregate, last tick, count, page",
     ),
     "roll requests": ListCase(
         "/api/v1/scenes/{story}/roll-requests/",
         "master",
         _requests,
-        8,
-        "session, user, scene id→campaign, campaign with my role, my characters, scene, "
+        7,
+        "user (session cached), scene id→campaign, campaign with my role, my characters, scene, "
         "participants, the requests (trait and character joined)",
     ),
 }

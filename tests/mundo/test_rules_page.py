@@ -208,11 +208,11 @@ def test_the_page_costs_the_same_queries_with_one_change_or_thirty(
 ):
     client.force_login(master)
     RuleChange.objects.create(campaign=campaign, user=master, group="R20", changes=[])
-    # session, user, campaign with the master role (access_campaign), the arrival's default
+    # user (session cached), campaign with the master role (access_campaign), the arrival's default
     # shelter, the shelters to choose from, the change log with its users: the same with any
     # number of logged changes.
     client.get(url(campaign))
-    with django_assert_num_queries(6) as one:
+    with django_assert_num_queries(5) as one:
         client.get(url(campaign))
     for _ in range(29):
         RuleChange.objects.create(campaign=campaign, user=master, group="R20", changes=[])

@@ -556,7 +556,8 @@ def test_master_list_queries_do_not_grow_with_characters(
     client = client_for(master)
     url = reverse("personajes:campaign_characters", kwargs={"slug": campaign.slug})
     make_characters(campaign, 1)
-    # session, user, campaign (master check), characters with their players
+    # user (the session is cached), campaign (master check), the count, the page of
+    # characters with their players
     with django_assert_num_queries(4):
         client.get(url)
     make_characters(campaign, 19)
@@ -565,17 +566,37 @@ def test_master_list_queries_do_not_grow_with_characters(
     assert len(response.context["characters"]) == 20
 
 
+def test_master_list_is_paginated(campaign, master, django_assert_num_queries):
+    """More characters than a page: the first page has the pending sheets first and a link to
+    the next page, which holds the rest; both cost the same queries."""
+    from personajes.views import CHARACTER_LIST_SIZE
+
+    client = client_for(master)
+    url = reverse("personajes:campaign_characters", kwargs={"slug": campaign.slug})
+    make_characters(campaign, CHARACTER_LIST_SIZE + 3)
+    with django_assert_num_queries(4):
+        first = client.get(url)
+    with django_assert_num_queries(4):
+        second = client.get(url + "?page=2")
+    assert len(first.context["characters"]) == CHARACTER_LIST_SIZE
+    assert len(second.context["characters"]) == 3
+    assert len(first.context["pending"]) == (CHARACTER_LIST_SIZE + 3) // 2  # every odd one
+    assert 'rel="next"' in first.content.decode()
+    ids = [c.pk for c in first.context["characters"] + second.context["characters"]]
+    assert len(set(ids)) == CHARACTER_LIST_SIZE + 3
+
+
 def test_my_characters_queries_do_not_grow_with_characters(
     player_a, campaign, django_assert_num_queries
 ):
     client = client_for(player_a)
     CharacterFactory(campaign=campaign, player=player_a)
-    # session, user, characters with their campaigns
-    with django_assert_num_queries(3):
+    # user (the session is cached), characters with their campaigns
+    with django_assert_num_queries(2):
         client.get(reverse("personajes:mine"))
     for i in range(19):
         CharacterFactory(campaign=CampaignFactory(), player=player_a, name=f"P{i}")
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(2):
         response = client.get(reverse("personajes:mine"))
     assert len(response.context["characters"]) == 20
 

@@ -343,8 +343,8 @@ def test_my_data_is_a_json_of_everything_mine(campaign, master, player_a, player
     token_create(user=player_a, name="bot")
     client = Client()
     client.force_login(player_a)
-    # session, user, then: e-mails, memberships, characters, posts, tokens
-    with django_assert_num_queries(7):
+    # user (the session is cached), then: e-mails, memberships, characters, posts, tokens
+    with django_assert_num_queries(6):
         response = client.get(reverse("account_data"))
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json; charset=utf-8"

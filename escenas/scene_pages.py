@@ -1,0 +1,194 @@
+"""A page of a scene's posts, by keyset (no OFFSET), with each post's fragment from the cache.
+
+Pages hold ``PAGE_SIZE`` posts, oldest first. Their addresses are cursors on the post id, so a
+link names the same posts however many are written later:
+
+- ``?page=1`` (or ``?after=0``): the first page; ``?after=<id>``: the posts after that id;
+- ``?before=<id>``: the page that ends just before that id (the *previous* link);
+- ``?page=last``: the last page, aligned with the first (``total % PAGE_SIZE`` posts, or a full
+  page), so walking back from it with *previous* gives the same pages as walking forward;
+- no cursor: the first unread post's page (its posts from the first unread), or the last page
+  when everything was read (the first page for someone who never opened the scene);
+- ``?page=<n>`` (older links): the n-th page of ``PAGE_SIZE`` posts, found by the id that starts
+  it (an index-only read of ids); past the end, the last page.
+
+Queries: the page's ids (1), the counts that place it (1: visible posts and those before it;
+the last page counts first and needs no other), an older ``?page=<n>`` link one more (the id
+that starts the page), and only for posts whose fragment is not cached, the posts with their
+rolls and whisper recipients (3). Source of the visibility rules: ``escenas.access``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from escenas import fragments
+from escenas.access import SceneAccess, posts_visible_q
+from escenas.models import Post
+from escenas.selectors import PAGE_SIZE, PostView, post_view, scene_posts
+
+MAX_ID = 2**63 - 1
+"""The largest id a cursor may name (a bigger one would overflow the database's integer)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where a page starts: ``kind`` one of ``first``, ``after``, ``before``, ``last``,
+    ``number``, ``unread``; ``value`` the post id (``after``/``before``) or page number."""
+
+    kind: str
+    value: int = 0
+
+
+def cursor_from(params: Any) -> Cursor:
+    """The cursor of a request's query string (``after``, ``before``, ``page``); a value that
+    is not a whole number in range is ignored (the default page), never an error."""
+
+    def whole(name: str) -> int | None:
+        raw = params.get(name, "")
+        if not raw.isdigit() or len(raw) > 19 or int(raw) > MAX_ID:
+            return None
+        return int(raw)
+
+    after, before, page = whole("after"), whole("before"), params.get("page", "")
+    if after is not None:
+        return Cursor("after", after)
+    if before is not None:
+        return Cursor("before", before)
+    if page == "last":
+        return Cursor("last")
+    number = whole("page")
+    if number is not None and number > 1:
+        return Cursor("number", number)
+    if number == 1 or page == "1":
+        return Cursor("first")
+    return Cursor("unread")
+
+
+@dataclass(frozen=True, slots=True)
+class PostSlot:
+    """One post of a page: its fragment's cache ``key`` and the stored ``html``, or (not
+    cached) the ``view`` to render and store."""
+
+    pk: int
+    key: str
+    html: str | None
+    view: PostView | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScenePage:
+    """One page of a scene as one viewer sees it: its post slots, how many visible posts come
+    before it and in all (``total``), and the ids that make its cursors."""
+
+    posts: list[PostSlot]
+    before: int
+    total: int
+
+    @property
+    def first_post_id(self) -> int:
+        return self.posts[0].pk if self.posts else 0
+
+    @property
+    def last_post_id(self) -> int:
+        return self.posts[-1].pk if self.posts else 0
+
+    @property
+    def has_previous(self) -> bool:
+        return self.before > 0
+
+    @property
+    def has_next(self) -> bool:
+        return self.before + len(self.posts) < self.total
+
+    @property
+    def is_last_page(self) -> bool:
+        return not self.has_next
+
+    @property
+    def has_other_pages(self) -> bool:
+        return self.has_previous or self.has_next
+
+    @property
+    def number(self) -> int:
+        """1-based page number (exact on pages reached from the first or the last page)."""
+        return self.before // PAGE_SIZE + 1
+
+    @property
+    def num_pages(self) -> int:
+        return max(1, (self.total + PAGE_SIZE - 1) // PAGE_SIZE)
+
+
+Row = tuple[int, Any, int | None]  # id, updated_at, author_id
+
+
+def _rows(
+    visible: QuerySet[Post], cursor: Cursor, last_read: int | None
+) -> tuple[list[Row], int, int | None]:
+    """The page's rows, the id before which its ``before`` count is taken and, when it had to
+    be counted already (the last page), the number of visible posts."""
+    cols = ("id", "updated_at", "author_id")
+    if cursor.kind == "unread" and last_read:
+        rows = list(visible.filter(pk__gt=last_read).order_by("id").values_list(*cols)[:PAGE_SIZE])
+        if rows:
+            return rows, rows[0][0], None
+        cursor = Cursor("last")
+    if cursor.kind == "number":
+        start = (cursor.value - 1) * PAGE_SIZE
+        ids = list(visible.order_by("id").values_list("id", flat=True)[start - 1 : start])
+        cursor = Cursor("after", ids[0]) if ids else Cursor("last")
+    if cursor.kind == "last":
+        total = visible.count()
+        size = total % PAGE_SIZE or PAGE_SIZE
+        rows = list(visible.order_by("-id").values_list(*cols)[:size])[::-1]
+        return rows, rows[0][0] if rows else 0, total
+    if cursor.kind == "before":
+        rows = list(
+            visible.filter(pk__lt=cursor.value).order_by("-id").values_list(*cols)[:PAGE_SIZE]
+        )[::-1]
+        return rows, rows[0][0] if rows else cursor.value, None
+    after = cursor.value if cursor.kind == "after" else 0
+    rows = list(visible.filter(pk__gt=after).order_by("id").values_list(*cols)[:PAGE_SIZE])
+    return rows, rows[0][0] if rows else after + 1, None
+
+
+def scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) -> ScenePage:
+    """The page of the scene's visible posts at ``cursor`` for ``access.viewer`` (see the module
+    docstring), each post's fragment taken from the cache when stored (``escenas.fragments``)."""
+    viewer = access.viewer
+    visible = Post.objects.filter(scene=access.scene).filter(posts_visible_q(viewer))
+    rows, first, total = _rows(visible, cursor, last_read)
+    if total is None:
+        counts = visible.aggregate(total=Count("id"), before=Count("id", filter=Q(pk__lt=first)))
+    else:
+        counts = {"total": total, "before": total - len(rows)}
+    generation = fragments.names_generation()
+    keyed: list[tuple[int, str, bool]] = []
+    for pk, updated_at, author_id in rows:
+        is_author = viewer.user_id is not None and author_id == viewer.user_id
+        rights = fragments.rights_class(is_master=viewer.is_master, is_author=is_author)
+        is_new = last_read is not None and pk > last_read and not is_author
+        key = fragments.post_key(
+            post_id=pk,
+            updated_at=updated_at,
+            rights=rights,
+            is_new=is_new,
+            slug=access.scene.campaign.slug,
+            generation=generation,
+        )
+        keyed.append((pk, key, is_new))
+    stored = fragments.cached_fragments(key for _pk, key, _new in keyed)
+    missing = [pk for pk, key, _new in keyed if key not in stored]
+    views: dict[int, PostView] = {}
+    if missing:
+        for post in scene_posts(access.scene, viewer).filter(pk__in=missing):
+            views[post.pk] = post_view(post, viewer, last_read=last_read)
+    slots = [
+        PostSlot(pk=pk, key=key, html=stored.get(key), view=views.get(pk))
+        for pk, key, _new in keyed
+        if key in stored or pk in views
+    ]
+    return ScenePage(posts=slots, before=counts["before"], total=counts["total"])
