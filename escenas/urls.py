@@ -1,7 +1,7 @@
 from django.urls import path
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from escenas import combat_views, feeds, master_views, views
+from escenas import combat_views, feeds, master_views, search_views, views
 
 app_name = "escenas"
 
@@ -53,7 +53,7 @@ urlpatterns = [
         master_views.roll_request_cancel,
         name="roll_request_cancel",
     ),
-    path(campaign + "buscar/", views.search, name="search"),
+    path(campaign + "buscar/", search_views.search, name="search"),
     path(campaign + "diario/<id:character>/", views.diary, name="diary"),
     path("cuenta/avisos/", views.notification_settings, name="notifications"),
     path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),

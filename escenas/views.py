@@ -37,7 +37,6 @@ from escenas import (
     services,
     stash,
 )
-from escenas import search as post_search
 from escenas.combat_selectors import combat_views
 from escenas.combat_views import panel_context, post_amputation, post_declaration
 from escenas.models import RollRequest, Scene
@@ -46,7 +45,7 @@ from mundo.access import access_campaign
 from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_message
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
-from personajes.models import Character, Trait
+from personajes.models import Trait
 
 SCENE_TEMPLATE = "escenas/scene_detail.html"
 
@@ -507,33 +506,6 @@ def diary(request: HttpRequest, slug: str, character: int) -> HttpResponse:
     campaign = access_campaign(request.user, slug=slug)[0]
     target = scene_access.access_diary(request.user, character, campaign=campaign)
     return redirect(scenes.diary_scene_for(target))
-
-
-def search(request: HttpRequest, slug: str) -> HttpResponse:
-    """Search the campaign's posts the visitor may read (``escenas.search``): words ranked on
-    PostgreSQL, folded on SQLite, with filters; an invalid filter re-renders with its message."""
-    campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
-    characters = Character.objects.filter(campaign=campaign).exclude(
-        status__in=[Character.Status.DRAFT, Character.Status.SUBMITTED]
-    )
-    form = forms.SearchForm(
-        request.GET or None,
-        scenes=post_search.readable_scenes(campaign, viewer),
-        characters=characters,
-    )
-    filters = form.filters()
-    asked = form.is_bound and form.is_valid() and any(v for v in form.cleaned_data.values())
-    return render(
-        request,
-        "escenas/search.html",
-        {
-            "campaign": campaign,
-            "form": form,
-            "asked": asked,
-            "results": post_search.search_posts(campaign, viewer, filters) if asked else [],
-            "limit": post_search.SEARCH_RESULTS,
-        },
-    )
 
 
 @login_required

@@ -1,0 +1,38 @@
+"""The post search page (``escenas.search`` does the searching)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from escenas import access as scene_access
+from escenas import forms
+from escenas import search as post_search
+from personajes.models import Character
+
+
+def search(request: HttpRequest, slug: str) -> HttpResponse:
+    """Search the campaign's posts the visitor may read (``escenas.search``): words ranked on
+    PostgreSQL, folded on SQLite, with filters; an invalid filter re-renders with its message."""
+    campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
+    characters = Character.objects.filter(campaign=campaign).exclude(
+        status__in=[Character.Status.DRAFT, Character.Status.SUBMITTED]
+    )
+    form = forms.SearchForm(
+        request.GET or None,
+        scenes=post_search.readable_scenes(campaign, viewer),
+        characters=characters,
+    )
+    filters = form.filters()
+    asked = form.is_bound and form.is_valid() and any(v for v in form.cleaned_data.values())
+    return render(
+        request,
+        "escenas/search.html",
+        {
+            "campaign": campaign,
+            "form": form,
+            "asked": asked,
+            "results": post_search.search_posts(campaign, viewer, filters) if asked else [],
+            "limit": post_search.SEARCH_RESULTS,
+        },
+    )
