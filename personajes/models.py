@@ -112,6 +112,10 @@ class Character(models.Model):
     )
     infection_day = models.PositiveSmallIntegerField(_("infection day"), default=0)
     infection_duration = models.PositiveSmallIntegerField(_("infection duration (days)"), default=0)
+    # R6's second counters: consecutive days under a quarter of the need (these kill).
+    days_without_food = models.PositiveSmallIntegerField(_("days without eating"), default=0)
+    days_without_water = models.PositiveSmallIntegerField(_("days without drinking"), default=0)
+    days_without_sleep = models.PositiveSmallIntegerField(_("days without sleeping"), default=0)
     amputations = models.JSONField(_("amputations"), default=list, blank=True)
     # Where the character is and which shelter it lives in (the tick reads both).
     settlement = models.ForeignKey(
@@ -392,7 +396,8 @@ class Roll(models.Model):
 class DayRecord(models.Model):
     """The master's mark of what happened to a character on one in-game day ("mark a
     character's day"): hours slept (0..24 h; empty = the default 8 h, R15), could not urinate
-    or defecate (R7), got dirty (R8), showered (R8; the water was taken when it was marked).
+    or defecate (R7), relieved in an inappropriate place (R7), got dirty (R8), showered (R8;
+    the water was taken when it was marked).
     The tick that closes ``day`` reads it. Written by ``personajes.days.day_record_save``.
     """
 
@@ -411,6 +416,11 @@ class DayRecord(models.Model):
     could_not_defecate = models.BooleanField(_("could not defecate"), default=False)
     got_dirty = models.BooleanField(_("got dirty"), default=False)
     showered = models.BooleanField(_("showered"), default=False)
+    # R7: where hygiene is inadequate a character does not relieve itself in an inappropriate
+    # place on its own; this mark says it did (no accident that night, still unhygienic).
+    relieved_inappropriately = models.BooleanField(
+        _("relieved in an inappropriate place"), default=False
+    )
     marked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -481,6 +491,9 @@ class DiaryEntry(models.Model):
     disease_duration = models.PositiveSmallIntegerField(_("disease duration (days)"))
     infection_day = models.PositiveSmallIntegerField(_("infection day"))
     infection_duration = models.PositiveSmallIntegerField(_("infection duration (days)"))
+    days_without_food = models.PositiveSmallIntegerField(_("days without eating"), default=0)
+    days_without_water = models.PositiveSmallIntegerField(_("days without drinking"), default=0)
+    days_without_sleep = models.PositiveSmallIntegerField(_("days without sleeping"), default=0)
     penalty_total = models.IntegerField(_("action penalty"))
     penalty_breakdown = models.JSONField(_("penalty breakdown"), default=list)
     disease_p = models.PositiveSmallIntegerField(_("disease probability (%)"), null=True)

@@ -59,7 +59,13 @@ def _marks(campaign: Campaign, closed: int, index: dict[int, int]) -> dict[str, 
     """The master's marks of the closing day (unmarked: NaN sleep, no flags)."""
     n = len(index)
     marks: dict[str, NDArray[Any]] = {"sleep_h": np.full(n, np.nan)}
-    flags = ("could_not_urinate", "could_not_defecate", "got_dirty", "showered")
+    flags = (
+        "could_not_urinate",
+        "could_not_defecate",
+        "got_dirty",
+        "showered",
+        "relieved_inappropriately",
+    )
     for name in flags:
         marks[name] = np.zeros(n, np.bool_)
     for cid, sleep, *values in DayRecord.objects.filter(

@@ -217,7 +217,7 @@ CASES: dict[str, Case] = {
         "2d2+18",
         lambda s, t: roll_onset(DiseaseInputs("verano", hunger_days=10), rng(), s).duration,
     ),
-    "medicine_threshold": Case(55, medicine(1)),
+    "medicine_cure_threshold": Case(55, medicine(1)),
     "medicine_requires_trait": Case(False, medicine(0)),
     "resistance_base": Case(70, resistance()),
     "resistance_per_treated_day": Case(10, resistance(disease_days_treated=2)),
@@ -231,7 +231,7 @@ CASES: dict[str, Case] = {
     ),
     # R15
     "allow_shelter_stash": Case(False, stash_kcal),
-    "spoil_days": Case(5, db=lambda o: _spoiled_milk_left(o)),
+    "spoil_after_power_cut_days": Case(5, db=lambda o: _spoiled_milk_left(o)),
     "arrival_food_days": Case(3.0, db=lambda o: _arrival_kit(o)),
     "arrival_water_days": Case(0.5, db=lambda o: _arrival_kit(o)),
     "arrival_toilet_paper_rolls": Case(2.0, db=lambda o: _arrival_kit(o)),
@@ -379,7 +379,7 @@ def _campaign(overrides: dict[str, Any], **fields: Any) -> Any:
 
 
 def _spoiled_milk_left(overrides: dict[str, Any]) -> Decimal:
-    # Power cut on day 4, tick closes day 7: milk keeps through day 4 + spoil_days. With 2 it is
+    # Power cut on day 4, tick closes day 7: milk keeps through day 4 + the setting. With 2 it is
     # spoiled and left alone; with 5 it is still edible and eaten first (it spoils soonest).
     from mundo.models import Grid
     from partida.tick import advance_day

@@ -116,7 +116,7 @@ def test_2000_kcal_from_carried_then_the_shelter_stash(campaign, shelter):
 
 
 def test_food_soonest_spoiling_first_and_perishables_spoil_without_power(campaign, shelter):
-    no_disease(campaign, spoil_days=2)
+    no_disease(campaign, spoil_after_power_cut_days=2)
     pc = survivor(campaign, shelter=shelter, food=False)
     keeps = item(campaign, ItemType.Kind.FOOD, name="Conserva")
     milk = item(campaign, ItemType.Kind.FOOD, name="Leche", perishable=True)
