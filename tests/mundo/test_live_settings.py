@@ -161,13 +161,25 @@ CASES: dict[str, Case] = {
     "daily_sleep_h": Case(5.0, lambda s, t: day(sleep_h=5)(s, t).state.fatigue_days),
     "default_sleep_h": Case(5.0, lambda s, t: day()(s, t).state.fatigue_days),
     "hunger_death_days": Case(
-        4, lambda s, t: day(ConditionState(hunger_days=3), kcal_carried=0)(s, t).dead
+        4,
+        lambda s, t: (
+            day(ConditionState(hunger_days=3, days_without_food=3), kcal_carried=0)(s, t).dead
+        ),
     ),
     "thirst_death_days": Case(
-        2, lambda s, t: day(ConditionState(thirst_days=1), water_carried_l=0)(s, t).dead
+        2,
+        lambda s, t: (
+            day(ConditionState(thirst_days=1, days_without_water=1), water_carried_l=0)(s, t).dead
+        ),
     ),
     "fatigue_death_days": Case(
-        2, lambda s, t: day(ConditionState(fatigue_days=1), sleep_h=0)(s, t).dead
+        2,
+        lambda s, t: (
+            day(ConditionState(fatigue_days=1, days_without_sleep=1), sleep_h=0)(s, t).dead
+        ),
+    ),
+    "deprivation_fraction": Case(
+        0.5, lambda s, t: day(kcal_carried=800)(s, t).state.days_without_food
     ),
     "need_day_action_points": Case(7, penalty(hunger_days=1)),
     "need_day_disease_points": Case(7, disease(hunger_days=1)),
@@ -187,6 +199,10 @@ CASES: dict[str, Case] = {
         ),
     ),
     "soiled_action_points": Case(4, penalty(soiled_last_night=True)),
+    "auto_relief_inadequate": Case(
+        True,
+        lambda s, t: day(toilet_paper_rolls=0)(s, t).state.wet_last_night,
+    ),
     # R8
     "dirt_action_points": Case(2, penalty(dirty=True, dirt_sensitive=True)),
     "dirt_disease_points": Case(2, disease(dirty=True)),
@@ -197,13 +213,13 @@ CASES: dict[str, Case] = {
             day(ConditionState(dirty=True), bath_requested=True, water_carried_l=8)(s, t).washed
         ),
     ),
-    "auto_shower_with_running_water": Case(
-        False, lambda s, t: day(ConditionState(dirty=True), running_water=True)(s, t).washed
+    "auto_shower": Case(
+        True, lambda s, t: day(ConditionState(dirty=True), running_water=True)(s, t).washed
     ),
     "dirt_sensitive_traits": Case(("pelea",), lambda s, t: is_dirt_sensitive("sigilo", s)),
     # R9, R12, R13
     "disease_day_action_points": Case(2, penalty(disease_day=2, disease_duration=5)),
-    "infection_day_action_points": Case(5, penalty(infection_day=2, infection_duration=5)),
+    "infection_day_action_points": Case(2, penalty(infection_day=2, infection_duration=5)),
     # R10
     "season_base_winter": Case(9, disease(season="invierno")),
     "season_base_spring": Case(9, disease(season="primavera")),

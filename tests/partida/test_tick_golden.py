@@ -27,6 +27,16 @@ History of the recording (each change intended; nothing else differed):
    recorded ``[4]`` of ``1d6+2`` reads ``[{"expression": "1d6", "sign": 1, "faces": [4], …}]``;
    nothing else changed (no die, quantity or counter).
 4. Re-recorded when characters gained ``portrait_thumb`` (empty for all nine): nothing else.
+5. Re-recorded for the amended RULES.md readings (issue 11 item 7), every change intended:
+   R6 only days *without* (under ``deprivation_fraction`` of the need) kill, so the hungry
+   die a day later or not of hunger (Bea day 17 → 18, Dani hunger → thirst); characters and
+   diary rows gained ``days_without_food/water/sleep``; R7 a day in inadequate conditions
+   with no "relieved in an inappropriate place" mark wets that night (+1 on the next day's
+   disease roll) and counts towards the days without defecating; R8 running water no longer
+   showers by itself (``auto_shower`` off); R9/R10/R13 infected characters add 5 per day to
+   the penalty, count as sick housemates and roll no onset; R15 food no longer spoils after
+   a power cut by default. These move the onset odds, hence the dice that follow, the
+   diseases, doses and deaths.
 
 Cast: Villarejo (own grid, own climate) with the Polideportivo (running water, latrine 25 m,
 a stocked stash with medicine) and Robledo (the region's grid and weather) with the Nave (no
