@@ -127,6 +127,26 @@ class SurvivalOutcome:
     death_cause: NDArray[np.str_]
 
 
+def _condition_after(
+    condition: ConditionArrays, needs: NeedsOutcome, hygiene: HygieneOutcome
+) -> ConditionArrays:
+    """The condition with the day's needs (R6) and hygiene (R7, R8) counters and flags."""
+    return condition.replace(
+        hunger_days=needs.hunger_days,
+        thirst_days=needs.thirst_days,
+        fatigue_days=needs.fatigue_days,
+        days_without_food=needs.days_without_food,
+        days_without_water=needs.days_without_water,
+        days_without_sleep=needs.days_without_sleep,
+        unhygienic_days=hygiene.unhygienic_days,
+        days_without_defecating=hygiene.days_without_defecating,
+        wet_last_night=hygiene.wet_last_night,
+        soiled_last_night=hygiene.soiled_last_night,
+        dirty=hygiene.dirty,
+        extra_dirt=hygiene.extra_dirt,
+    )
+
+
 def advance_survival(
     condition: ConditionArrays,
     day: DayArrays,
@@ -188,20 +208,7 @@ def advance_survival(
         np.maximum(used.carried_after.water_l - hygiene.bath_water_used_l, 0.0),
         used.carried_after.toilet_paper_rolls,
     )
-    new = condition.replace(
-        hunger_days=needs.hunger_days,
-        thirst_days=needs.thirst_days,
-        fatigue_days=needs.fatigue_days,
-        days_without_food=needs.days_without_food,
-        days_without_water=needs.days_without_water,
-        days_without_sleep=needs.days_without_sleep,
-        unhygienic_days=hygiene.unhygienic_days,
-        days_without_defecating=hygiene.days_without_defecating,
-        wet_last_night=hygiene.wet_last_night,
-        soiled_last_night=hygiene.soiled_last_night,
-        dirty=hygiene.dirty,
-        extra_dirt=hygiene.extra_dirt,
-    )
+    new = _condition_after(condition, needs, hygiene)
     return SurvivalOutcome(
         condition=new,
         consumption=used,
