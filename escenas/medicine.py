@@ -123,7 +123,7 @@ def medicine_cure(
     *, patient: Character, healer: Character, user: User, scene: Scene | None = None
 ) -> MedicineCure:
     """A Medicina cure try on a sick ``patient`` (R12): any day, once per day per patient; the
-    healer rolls Medicina at ``medicine_threshold`` (30 %); success ends the disease. With a
+    healer rolls Medicina at ``medicine_cure_threshold`` (30 %); success ends the disease. With a
     ``scene`` the roll is posted there. Raises ServiceError: the patient is not sick or already
     tried today; the healer is not the user's (nor the master's), is the wrong campaign's, or
     has no Medicina. Source: RULES.md R12."""
@@ -140,7 +140,7 @@ def medicine_cure(
         roll = roll_action_for_character(
             character=healer,
             trait=MEDICINA,
-            threshold=campaign.rules.medicine_threshold,
+            threshold=campaign.rules.medicine_cure_threshold,
             made_by=user,
             reason=(_("Medicina to cure %(name)s (R12)") % {"name": sick.name})[:200],
         )

@@ -12,6 +12,7 @@ urlpatterns = [
     path("partidas/<slug:slug>/invitaciones/", views.invitation_list, name="invitations"),
     path("partidas/<slug:slug>/mundo/", views.world_master, name="world"),
     path("partidas/<slug:slug>/reglas/", views.rules_master, name="rules"),
+    path("partidas/<slug:slug>/reglamento/", views.rules_read, name="rules_read"),
     path("partidas/<slug:slug>/dias/", views.day_list, name="days"),
     path("invitacion/<str:token>/", views.invitation_detail, name="invitation"),
     path(

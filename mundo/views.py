@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from mundo import access, charts, forms, rules, selectors, services
+from mundo import access, charts, forms, rules, rules_text, selectors, services
 from mundo.models import Campaign, Invitation, Location, WorldRoll
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
@@ -382,4 +382,21 @@ def day_list(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "mundo/day_list.html",
         {"campaign": campaign, "ticks": selectors.played_days(campaign)},
+    )
+
+
+def rules_read(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's rules for everyone who may see the campaign: R1–R25 with its current
+    numbers, the readings we chose and its tables; each rule at the anchor ``#R<n>`` the
+    breakdowns link to. Source: RULES.md R1–R25."""
+    campaign, viewer = access.access_campaign(request.user, slug=slug)
+    return render(
+        request,
+        "mundo/rules_read.html",
+        {
+            "campaign": campaign,
+            "role": viewer.role,
+            "sections": rules_text.rule_sections(campaign),
+            "tables": rules_text.table_views(campaign),
+        },
     )

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from reglas.tables import DEFAULT_WEATHER, DetectionMode
 
@@ -113,7 +113,13 @@ def _route(r: Mapping[str, Any]) -> str:
             "drawn": r["drawn"],
             "zombies": r["zombies"],
         }
-    return text
+    return f"{text} {CORRIDOR_NOTE}"
+
+
+CORRIDOR_NOTE = gettext_lazy(
+    "(R18: for 20 m at 5 m the rulebook writes 52 cells; its own words, 10 m wide × 30 m, give "
+    "300 m² = 75 cells, which we use.)"
+)
 
 
 def _restore(r: Mapping[str, Any], roll: WorldRoll) -> str:

@@ -213,6 +213,11 @@ MESSAGES: dict[str, Promise] = {
         "The setting «%(key)s» is a percentage: it cannot be over 100 (%(value)s)."
     ),
     "setting_at_least_one": _("The setting «%(key)s» must be at least 1."),
+    "setting_fraction_over": _(
+        "The setting «%(key)s» is a fraction: it cannot be over 1 (%(value)s)."
+    ),
+    "forecast_amount_invalid": _("«%(name)s» must be a finite number, 0 or more."),
+    "forecast_residents_invalid": _("A shelter's residents must be 1 or more."),
     "setting_not_positive": _("The setting «%(key)s» must be greater than 0 (%(value)s)."),
     "setting_roll_invalid": _("The setting «%(key)s» is not a valid roll: %(detail)s"),
     "setting_roll_not_simple": _("The setting «%(key)s» must be a simple roll such as 1d6+2."),

@@ -103,6 +103,15 @@ class DiaryEntrySerializer(serializers.ModelSerializer):
             "disease_duration": {"help_text": gettext_lazy("Length of the disease, days.")},
             "infection_day": {"help_text": gettext_lazy("Day x of the infection; 0 = none.")},
             "infection_duration": {"help_text": gettext_lazy("Length of the infection, days.")},
+            "days_without_food": {
+                "help_text": gettext_lazy("Consecutive days under a quarter of the food (R6).")
+            },
+            "days_without_water": {
+                "help_text": gettext_lazy("Consecutive days under a quarter of the water (R6).")
+            },
+            "days_without_sleep": {
+                "help_text": gettext_lazy("Consecutive days under a quarter of the sleep (R6).")
+            },
             "penalty_total": {"help_text": gettext_lazy("Action penalty, points (%) (R9).")},
             "disease_p": {
                 "help_text": gettext_lazy(

@@ -114,6 +114,10 @@ class Character(models.Model):
     )
     infection_day = models.PositiveSmallIntegerField(_("infection day"), default=0)
     infection_duration = models.PositiveSmallIntegerField(_("infection duration (days)"), default=0)
+    # R6's second counters: consecutive days under a quarter of the need (these kill).
+    days_without_food = models.PositiveSmallIntegerField(_("days without eating"), default=0)
+    days_without_water = models.PositiveSmallIntegerField(_("days without drinking"), default=0)
+    days_without_sleep = models.PositiveSmallIntegerField(_("days without sleeping"), default=0)
     amputations = models.JSONField(_("amputations"), default=list, blank=True)
     # Where the character is (settlement, and the place in it: empty = the streets) and which
     # shelter it lives in. The shelter is the one field the tick reads for hygiene (R7), the
@@ -539,6 +543,9 @@ class DiaryEntry(models.Model):
     disease_duration = models.PositiveSmallIntegerField(_("disease duration (days)"))
     infection_day = models.PositiveSmallIntegerField(_("infection day"))
     infection_duration = models.PositiveSmallIntegerField(_("infection duration (days)"))
+    days_without_food = models.PositiveSmallIntegerField(_("days without eating"), default=0)
+    days_without_water = models.PositiveSmallIntegerField(_("days without drinking"), default=0)
+    days_without_sleep = models.PositiveSmallIntegerField(_("days without sleeping"), default=0)
     penalty_total = models.IntegerField(_("action penalty"))
     penalty_breakdown = models.JSONField(_("penalty breakdown"), default=list)
     disease_p = models.PositiveSmallIntegerField(_("disease probability (%)"), null=True)

@@ -146,6 +146,8 @@ class ConditionState:
     """A character's survival and health counters between two ticks (all ints ≥ 0 or bools).
 
     - ``hunger_days``/``thirst_days``/``fatigue_days``: consecutive short days (R6).
+    - ``days_without_food``/``days_without_water``/``days_without_sleep``: consecutive days
+      under ``deprivation_fraction`` of the need (R6; these kill).
     - ``unhygienic_days``: consecutive days in inadequate hygiene (R7).
     - ``days_without_defecating``: consecutive marked days (R7; 7 → soiled, reset).
     - ``wet_last_night``/``soiled_last_night``: accidents of the last night (R7), they penalise
@@ -174,6 +176,9 @@ class ConditionState:
     disease_unhygienic_days: int = 0
     infection_day: int = 0
     infection_duration: int = 0
+    days_without_food: int = 0
+    days_without_water: int = 0
+    days_without_sleep: int = 0
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -258,6 +263,9 @@ class ConditionArrays:
     disease_unhygienic_days: NDArray[np.int64]
     infection_day: NDArray[np.int64]
     infection_duration: NDArray[np.int64]
+    days_without_food: NDArray[np.int64]
+    days_without_water: NDArray[np.int64]
+    days_without_sleep: NDArray[np.int64]
 
     def __len__(self) -> int:
         return int(self.hunger_days.shape[0])

@@ -248,8 +248,8 @@ def add_subcommands(
     p.add_argument(
         "--umbral",
         type=_int(0, 100),
-        default=DEFAULT_SETTINGS.medicine_threshold,
-        help=f"umbral base en %% (por defecto {DEFAULT_SETTINGS.medicine_threshold})",
+        default=DEFAULT_SETTINGS.medicine_cure_threshold,
+        help=f"umbral base en %% (por defecto {DEFAULT_SETTINGS.medicine_cure_threshold})",
     )
     p.add_argument("--penalizacion", type=_int(0), default=0, help="penalización (puntos)")
     p.add_argument(

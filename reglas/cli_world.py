@@ -22,12 +22,12 @@ import numpy as np
 
 from reglas.combat import attack
 from reglas.core import Breakdown, Modifier
-from reglas.encounters import roll_encounter
+from reglas.encounters import CORRIDOR_NOTE, roll_encounter
 from reglas.errors import RulesError
 from reglas.population import population, population_curve
 from reglas.search import roll_search
 from reglas.supplies import roll_shop_supplies
-from reglas.tables import DEFAULT_COMBAT, DEFAULT_SUPPLIES, DetectionMode, Season
+from reglas.tables import DEFAULT_COMBAT, DEFAULT_SUPPLIES, MODE_ALIASES, DetectionMode, Season
 from reglas.utilities import roll_utilities
 from reglas.weather import roll_weather, season_for
 
@@ -124,7 +124,8 @@ def handle_encuentro(args: argparse.Namespace, rng: np.random.Generator) -> tupl
     payload = encounter.as_dict()
     payload["p_percent"] = encounter.p_percent
     payload["summary"] = f"{encounter.cells_swept} cells at {_num(encounter.p_percent)} %"
-    return payload, encounter.describe()
+    payload["note"] = CORRIDOR_NOTE
+    return payload, f"{encounter.describe()}\n{CORRIDOR_NOTE}"
 
 
 # ------------------------------------------------------------------------------------ clima
@@ -251,8 +252,8 @@ def add_subcommands(
     p.add_argument(
         "--modo",
         default=DetectionMode.NORMAL.value,
-        choices=[m.value for m in DetectionMode],
-        help="normal (5 m) o agresivo (10 m)",
+        choices=[m.value for m in DetectionMode] + list(MODE_ALIASES),
+        help="normal (5 m) o agresivo, caza o persecución (10 m)",
     )
 
     p = add("clima", "Tiempo de un día (R11).", handle_clima)

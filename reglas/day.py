@@ -7,7 +7,8 @@ breakdowns for the diary, and the rolls made (resistance, disease durations) wit
 breakdowns. No Django, no clock, no I/O: the generator and the rule settings are arguments.
 
 In order (RULES.md R24 step 5), for the day that closes:
-1. spoilage (R15): perishable food spoils ``spoil_days`` after its holder's grid lost power;
+1. spoilage (R15): perishable food spoils ``spoil_after_power_cut_days`` after its holder's
+   grid lost power (0, the default: it does not, the rulebook has no such rule);
 2. medicine (R12): a sick character takes one dose, carried first, then from its shelter's
    stash (the stash's doses go to the sick residents in id order while they last); a day
    with a dose counts as treated;
@@ -19,7 +20,8 @@ In order (RULES.md R24 step 5), for the day that closes:
 
 Readings chosen: a character with no shelter lives in the open: its latrine is "far" (1e9 m:
 it can always go apart), it has no cesspit, no substitute and no running water. Sick
-housemates (R10) count characters with a running disease at the start of the day.
+housemates (R10) count characters with a running disease or infection (R13) at the start of
+the day. Last night's accidents (R7) raise the day's disease and resistance rolls.
 """
 
 from __future__ import annotations
@@ -117,17 +119,17 @@ class _Usable:
 
     @classmethod
     def of(cls, stock: Stock, today: float, rules: RuleSettings) -> _Usable:
-        """Perishable food spoils ``spoil_days`` after its grid lost power (the earlier of that
-        and its own ``spoil_day``); food spoiled before ``today`` gives no kcal (R15)."""
+        """Perishable food spoils ``spoil_after_power_cut_days`` after its grid lost power (the
+        earlier of that and its own ``spoil_day``; 0 = off); food spoiled before ``today``
+        gives no kcal (R15)."""
         cut = (
             stock.power_cut_day[stock.holder]
             if stock.power_cut_day.size
             else np.full(len(stock), np.nan)
         )
-        spoils_early = stock.perishable & ~np.isnan(cut)
-        spoil = np.where(
-            spoils_early, np.minimum(stock.spoil_day, cut + rules.spoil_days), stock.spoil_day
-        )
+        keeps = rules.spoil_after_power_cut_days
+        spoils_early = stock.perishable & ~np.isnan(cut) & (keeps > 0)
+        spoil = np.where(spoils_early, np.minimum(stock.spoil_day, cut + keeps), stock.spoil_day)
         kcal = np.where(stock.kind == FOOD, stock.kcal_per_unit, 0.0)
         return cls(
             stock=stock,
@@ -192,9 +194,10 @@ class CharactersDay:
 
     ``condition`` at the start of the day; ``shelter`` index into ``shelters`` (−1: none);
     the master's marks: ``sleep_h`` (h, NaN: not marked), ``could_not_urinate``,
-    ``could_not_defecate``, ``got_dirty``, ``showered``; the day's weather where each lives:
-    ``precipitation``, ``min_temp_c`` (°C); ``resistencia`` (trait value); ``carried`` (holders:
-    the characters) and ``stash`` (holders: the shelters) stocks; ``shelters``.
+    ``could_not_defecate``, ``got_dirty``, ``showered``, ``relieved_inappropriately``; the
+    day's weather where each lives: ``precipitation``, ``min_temp_c`` (°C); ``resistencia``
+    (trait value); ``carried`` (holders: the characters) and ``stash`` (holders: the
+    shelters) stocks; ``shelters``.
     """
 
     condition: ConditionArrays
@@ -204,6 +207,7 @@ class CharactersDay:
     could_not_defecate: B
     got_dirty: B
     showered: B
+    relieved_inappropriately: B
     precipitation: B
     min_temp_c: F64
     resistencia: I64
@@ -324,6 +328,7 @@ def _survival(
             has_cesspit=has_cesspit,
             could_not_urinate=day.could_not_urinate,
             could_not_defecate=day.could_not_defecate,
+            relieved_inappropriately=day.relieved_inappropriately,
             # A marked shower was paid when it was marked (stored water) or had running water.
             running_water=running | day.showered,
             bath_requested=day.showered,
@@ -377,9 +382,11 @@ def _resistance(
     treated: B,
     adequate: B,
     rules: RuleSettings,
+    start: ConditionArrays,
 ) -> ResistanceRolls:
     """The resistance rolls with their lines, as ``advance_health`` computed the threshold:
-    the day counts as treated / unhygienic, then the R9 penalty of the post-survival state."""
+    the day counts as treated / unhygienic, then the R9 penalty of the post-survival state
+    with the start-of-day accidents (last night's, R7)."""
     lines: list[Breakdown] = []
     dice: list[list[int]] = []
     r = health.resistance
@@ -389,6 +396,8 @@ def _resistance(
             state,
             disease_days_treated=state.disease_days_treated + int(treated[i]),
             disease_unhygienic_days=state.disease_unhygienic_days + int(not adequate[i]),
+            wet_last_night=bool(start.wet_last_night[i]),
+            soiled_last_night=bool(start.soiled_last_night[i]),
         )
         lines.append(
             tuple(
@@ -477,7 +486,8 @@ def live_characters_day(
     from_carried, from_stash = _doses(day, carried, stash)
     treated = from_carried | from_stash
     survival = _survival(day, carried_supplies, stash.supplies(m) if m else None, rules)
-    sick_start = day.condition.disease_day > 0
+    # R10/R13: a housemate with a running disease or infection counts as sick.
+    sick_start = (day.condition.disease_day > 0) | (day.condition.infection_day > 0)
     health = advance_health(
         survival.condition,
         HealthDayArrays.of(
@@ -489,6 +499,8 @@ def live_characters_day(
             treated_today=treated,
             hygiene_adequate=survival.hygiene.adequate,
             resistencia=day.resistencia,
+            wet_last_night=day.condition.wet_last_night,
+            soiled_last_night=day.condition.soiled_last_night,
         ),
         season,
         rng,
@@ -516,7 +528,7 @@ def live_characters_day(
         penalty=penalty,
         disease=_disease(health),
         resistance=_resistance(
-            health, survival.condition, treated, survival.hygiene.adequate, rules
+            health, survival.condition, treated, survival.hygiene.adequate, rules, day.condition
         ),
         survival=survival,
         health=health,

@@ -393,14 +393,15 @@ class ActionArrays:
 
 
 def clamp_thresholds(thresholds: ArrayLike) -> NDArray[np.int64]:
-    """Element-wise ``clamp_threshold``: round, then clip to 0..100 (int64 array).
+    """Element-wise ``clamp_threshold``: floor (one rounding everywhere: 26.6 admits 26, not
+    27), then clip to 0..100 (int64 array).
 
     Raises RulesError for non-finite values. Source: RULES.md R1.
     """
     t = np.asarray(thresholds, dtype=np.float64)
     if not np.all(np.isfinite(t)):
         raise RulesError("thresholds_not_finite", "Los umbrales deben ser números finitos.")
-    return np.clip(np.round(t), 0, D100).astype(np.int64)
+    return np.clip(np.floor(t), 0, D100).astype(np.int64)
 
 
 def roll_actions(

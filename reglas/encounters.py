@@ -26,6 +26,7 @@ from reglas.errors import LABELS, RulesError
 from reglas.tables import DEFAULT_ENCOUNTERS, DetectionMode, EncounterTable
 
 __all__ = [
+    "CORRIDOR_NOTE",
     "DetectionMode",
     "Encounter",
     "cells",
@@ -35,6 +36,15 @@ __all__ = [
     "p_cell",
     "roll_encounter",
 ]
+
+
+CORRIDOR_NOTE = (
+    "Nota (R18): para 20 m a 5 m el reglamento escribe «210 m² … 420/4 = 52 espacios útiles»; "
+    "sus propias palabras (10 m de ancho × 20 m de largo + 10 m de margen = 300 m²) dan 75, "
+    "y usamos 75."
+)
+"""The reading we chose for the rulebook's corridor slip, for every place that shows a route
+check (the calculator, the master's pages). Source: RULES.md R18."""
 
 
 def _finite_non_negative(value: float, what: str) -> float:

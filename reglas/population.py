@@ -125,8 +125,9 @@ class AdjustedPopulation:
     """The formula's population with the master's running tally applied on top.
 
     ``zombies`` = max(0, base zombies − ``destroyed`` + ``risen``); ``survivors`` =
-    max(0, base survivors − ``rescued``). Rescued survivors leave the settlement's count (they
-    now live with the characters); risen characters add zombies (R13). Source: RULES.md R17.
+    max(0, base survivors − ``rescued`` − ``risen``). Rescued survivors leave the settlement's
+    count (they now live with the characters); a risen character moves one person from the
+    survivors to the zombies (R13), so the total stays K. Source: RULES.md R17.
     """
 
     base: Population
@@ -171,7 +172,7 @@ def apply_adjustments(
         rescued=rescued,
         risen=risen,
         zombies=max(0, pop.zombies - destroyed + risen),
-        survivors=max(0, pop.survivors - rescued),
+        survivors=max(0, pop.survivors - rescued - risen),
     )
 
 
@@ -241,7 +242,8 @@ def apply_adjustments_many(
     risen: npt.ArrayLike = 0,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Vectorised :func:`apply_adjustments`: returns ``(zombies, survivors)`` int arrays,
-    never below 0. Raises RulesError for a negative adjustment. Source: RULES.md R17."""
+    never below 0; a risen character is one survivor fewer and one zombie more. Raises
+    RulesError for a negative adjustment. Source: RULES.md R17."""
     d = np.asarray(destroyed, dtype=np.int64)
     s = np.asarray(rescued, dtype=np.int64)
     u = np.asarray(risen, dtype=np.int64)
@@ -250,5 +252,5 @@ def apply_adjustments_many(
             "population_adjustments_negative", "Los ajustes de población no pueden ser negativos."
         )
     z = np.maximum(0, np.asarray(zombies, dtype=np.int64) - d + u)
-    v = np.maximum(0, np.asarray(survivors, dtype=np.int64) - s)
+    v = np.maximum(0, np.asarray(survivors, dtype=np.int64) - s - u)
     return z, v

@@ -46,14 +46,22 @@ class RuleSettings:
     daily_water_l: float = _s(2.0, "R6", "Litros de agua que hay que beber cada día.")
     daily_sleep_h: float = _s(6.0, "R6", "Horas de sueño necesarias cada día.")
     default_sleep_h: float = _s(8.0, "R15", "Horas dormidas si el día no dice otra cosa.")
-    hunger_death_days: int = _s(5, "R6", "Días seguidos con hambre que matan.")
-    thirst_death_days: int = _s(3, "R6", "Días seguidos con sed que matan.")
-    fatigue_death_days: int = _s(7, "R6", "Días seguidos sin dormir lo suficiente que matan.")
+    hunger_death_days: int = _s(5, "R6", "Días seguidos sin comer que matan.")
+    thirst_death_days: int = _s(3, "R6", "Días seguidos sin beber que matan.")
+    fatigue_death_days: int = _s(7, "R6", "Días seguidos sin dormir que matan.")
     need_day_action_points: int = _s(
         10, "R6", "Puntos de penalización a las tiradas por cada día de hambre, sed o fatiga."
     )
     need_day_disease_points: int = _s(
         10, "R6", "Puntos de probabilidad de enfermar por cada día de hambre, sed o fatiga."
+    )
+    # The rulebook separates a day "con hambre" (the penalty) from a day "sin comer" (death):
+    # a day under this fraction of the requirement is a day without (RULES.md R6).
+    deprivation_fraction: float = _s(
+        0.25,
+        "R6",
+        "Fracción de la necesidad diaria bajo la que el día cuenta como «sin» comer, beber o "
+        "dormir (los días seguidos «sin» matan).",
     )
     # R7 hygiene
     toilet_paper_rolls_per_day: float = _s(0.2, "R7", "Rollos de papel higiénico gastados al día.")
@@ -68,6 +76,12 @@ class RuleSettings:
         7, "R7", "Días seguidos sin defecar tras los que el personaje se defeca encima."
     )
     soiled_action_points: int = _s(10, "R7", "Penalización el día después de defecarse encima.")
+    auto_relief_inadequate: bool = _s(
+        False,
+        "R7",
+        "Sin condiciones higiénicas adecuadas, el personaje hace sus necesidades igualmente en "
+        "un lugar no apropiado (si no, se lo marca el jugador o el máster).",
+    )
     # R8 dirt
     dirt_action_points: int = _s(5, "R8", "Penalización por suciedad en tiradas sensibles.")
     dirt_disease_points: int = _s(5, "R8", "Puntos de probabilidad de enfermar por suciedad.")
@@ -75,8 +89,8 @@ class RuleSettings:
         10, "R8", "Puntos de probabilidad de enfermar por suciedad extra."
     )
     bath_water_l: float = _s(20.0, "R8", "Litros de agua almacenada para una ducha o baño.")
-    auto_shower_with_running_water: bool = _s(
-        True, "R8", "Con agua corriente, el personaje se lava solo cada día."
+    auto_shower: bool = _s(
+        False, "R8", "Con agua corriente, el personaje se ducha solo cada día (si no, se marca)."
     )
     dirt_sensitive_traits: tuple[str, ...] = _s(
         ("sigilo",), "R8", "Rasgos cuyas tiradas sufren la penalización por suciedad."
@@ -85,10 +99,9 @@ class RuleSettings:
     disease_day_action_points: int = _s(
         5, "R12", "Penalización por cada día transcurrido de la enfermedad actual."
     )
-    # RULES.md R9 lists only disease days; the rulebook calls infection "just another disease".
-    # We keep RULES.md (0) and let the master set 5.
+    # The rulebook: infection "no es más que otra enfermedad" (RULES.md R9, R13).
     infection_day_action_points: int = _s(
-        0, "R13", "Penalización por cada día de infección (0 según RULES.md R9)."
+        5, "R13", "Penalización por cada día transcurrido de la infección actual."
     )
     # R10 disease onset
     season_base_winter: int = _s(5, "R10", "Probabilidad base de enfermar en invierno (%).")
@@ -102,11 +115,19 @@ class RuleSettings:
     )
     # R12 disease course
     disease_duration: str = _s("1d6+2", "R12", "Duración de una enfermedad (días, tirada).")
-    medicine_threshold: int = _s(30, "R12", "Umbral base (%) de la tirada de Medicina que cura.")
+    medicine_cure_threshold: int = _s(
+        30, "R12", "Umbral base (%) de la tirada de Medicina que cura."
+    )
     medicine_requires_trait: bool = _s(
         True, "R12", "Sólo puede curar quien tenga al menos 1 punto de Medicina."
     )
-    resistance_base: int = _s(50, "R12", "Umbral base (%) de la tirada de resistencia.")
+    # The rulebook gives no number for the resistance roll: 50 % is ours (RULES.md R12).
+    resistance_base: int = _s(
+        50,
+        "R12",
+        "Umbral base (%) de la tirada de resistencia (el reglamento no da número: el 50 % es "
+        "nuestro).",
+    )
     resistance_per_treated_day: int = _s(
         5, "R12", "Puntos de resistencia por cada día tratado con medicinas."
     )
@@ -120,9 +141,12 @@ class RuleSettings:
     allow_shelter_stash: bool = _s(
         True, "R15", "El autoconsumo puede tomar de la despensa común del refugio."
     )
-    # Not in the rulebook: how many days perishable food keeps once it spoils (e.g. without
-    # refrigeration). Kept here so the supplies side has one number to read.
-    spoil_days: int = _s(2, "R15", "Días que aguanta la comida perecedera.")
+    # Not in the rulebook: food spoiling after a power cut. Off (0) unless the master sets it.
+    spoil_after_power_cut_days: int = _s(
+        0,
+        "R15",
+        "Días que aguanta la comida perecedera tras un corte de luz (0: no se estropea).",
+    )
     # Not in the rulebook: what a new character carries when its sheet is approved (the
     # arrival kit), in days of the R6 needs, so it follows daily_kcal and daily_water_l.
     arrival_food_days: float = _s(2.0, "R15", "Días de comida con que llega un personaje nuevo.")
@@ -337,6 +361,13 @@ def _check_value(key: str, kind: Any, value: Any) -> None:
             key=key,
             value=value,
         )
+    if key in _FRACTION_KEYS and value > 1:
+        raise RulesError(
+            "setting_fraction_over",
+            f"El ajuste «{key}» es una fracción: no puede pasar de 1 ({value}).",
+            key=key,
+            value=value,
+        )
     if key in _AT_LEAST_ONE_KEYS and value < 1:
         raise RulesError("setting_at_least_one", f"El ajuste «{key}» debe ser al menos 1.", key=key)
     if key in _POSITIVE_KEYS and value <= 0:
@@ -350,7 +381,7 @@ def _check_value(key: str, kind: Any, value: Any) -> None:
 
 _PERCENT_KEYS = frozenset(
     {
-        "medicine_threshold",
+        "medicine_cure_threshold",
         "resistance_base",
         "amputation_threshold",
         "utility_cut_percent_per_day",
@@ -362,6 +393,7 @@ _PERCENT_KEYS = frozenset(
         *(f"season_base_{s}" for s in ("winter", "spring", "summer", "autumn")),
     }
 )
+_FRACTION_KEYS = frozenset({"deprivation_fraction"})
 _AT_LEAST_ONE_KEYS = frozenset(
     {
         "hunger_death_days",

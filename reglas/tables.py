@@ -359,6 +359,10 @@ class SuppliesTable:
 # ------------------------------------------------------------------------------ encounters (R18)
 
 
+MODE_ALIASES: tuple[str, ...] = ("caza", "persecucion", "persecución", "aggressive")
+"""Other names of the aggressive mode (10 m): hunting and chase. Source: RULES.md R18."""
+
+
 class DetectionMode(StrEnum):
     """How alert the zombies are: ``normal`` or ``agresivo`` (aggressive, hunting, chasing).
 
@@ -375,13 +379,13 @@ class DetectionMode(StrEnum):
         Raises RulesError for anything else.
         """
         key = text.strip().lower()
-        if key in {"agresivo", "aggressive", "caza", "persecucion", "persecución"}:
+        if key == "agresivo" or key in MODE_ALIASES:
             return cls.AGGRESSIVE
         if key == "normal":
             return cls.NORMAL
         raise RulesError(
             "detection_mode_unknown",
-            f"Modo desconocido «{text}»: usa normal o agresivo.",
+            f"Modo desconocido «{text}»: usa normal, agresivo, caza o persecución.",
             mode=text,
         )
 

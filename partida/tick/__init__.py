@@ -52,9 +52,10 @@ Readings of the rules chosen here (see also ``reglas.day``):
 - Running water = the shelter has plumbing and its grid's water was on during the day.
 - A shower with stored water is paid when the master marks it (``personajes.days``); the tick
   then counts the character as washed. "Got dirty" marks apply before the day's wash.
-- Perishable food spoils ``spoil_days`` days after its grid's power was cut: edible through
-  day cut + spoil_days, skipped from the day after (as ``take_food`` skips ``spoil_day < today``).
-- Sick housemates (R10) count characters with a running disease (not infections).
+- Perishable food spoils ``spoil_after_power_cut_days`` days after its grid's power was cut
+  (0, the default: never): edible through day cut + that many days, skipped from the day
+  after (as ``take_food`` skips ``spoil_day < today``).
+- Sick housemates (R10) count characters with a running disease or infection (R13).
 - The day's consumption writes no ``personajes.Movement`` rows (every other stock change
   does): it would be up to characters × items rows a day (tens of thousands for 10 000
   characters), one more statement and most of the tick's write volume, for what the diary

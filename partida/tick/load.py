@@ -71,7 +71,13 @@ def _nullable_ids(values: F64) -> I64:
 def _marks(campaign: Campaign, closed: int, ids: I64) -> dict[str, NDArray[Any]]:
     """The master's marks of the closing day (unmarked: NaN sleep, no flags)."""
     n = ids.shape[0]
-    flags = ("could_not_urinate", "could_not_defecate", "got_dirty", "showered")
+    flags = (
+        "could_not_urinate",
+        "could_not_defecate",
+        "got_dirty",
+        "showered",
+        "relieved_inappropriately",
+    )
     cid, sleep, *values = read_columns(
         DayRecord.objects.filter(character__campaign=campaign, day=closed).values_list(
             "character_id", "sleep_h", *flags

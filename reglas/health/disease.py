@@ -121,14 +121,14 @@ def roll_medicine_cure(
     penalty: Breakdown = (),
     settings: RuleSettings = DEFAULT_SETTINGS,
 ) -> ActionRoll:
-    """A Medicina action roll to cure a disease (base ``medicine_threshold``, 30 %).
+    """A Medicina action roll to cure a disease (base ``medicine_cure_threshold``, 30 %).
 
     ``medicina`` is the healer's trait value, ``penalty`` the healer's R9 breakdown. Success
     cures (apply ``cure_disease``); it can be tried any day. Raises RulesError for a bad
     trait value, or 0 when ``medicine_requires_trait``. Source: RULES.md R12.
     """
     value = _check_medicine(medicina, settings)
-    return roll_action(value, settings.medicine_threshold, rng, penalty)
+    return roll_action(value, settings.medicine_cure_threshold, rng, penalty)
 
 
 def resistance_modifiers(

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from reglas.characters import ConditionArrays, ConditionState
-from reglas.core import Breakdown, Modifier, breakdown_total, clamp_threshold
+from reglas.core import Breakdown, Modifier, breakdown_total, clamp_threshold, column
 from reglas.errors import RulesError
 from reglas.settings import DEFAULT_SETTINGS, RuleSettings, normalise_season
 
@@ -48,8 +48,10 @@ class DiseaseInputs:
     ``season`` (invierno/primavera/verano/otoño, English accepted), ``sick_housemates`` (people
     sick in the same shelter, the character excluded), ``precipitation`` (rain, storm or snow
     that day), ``min_temp_c`` (the day's minimum, °C; None = unknown, no cold points),
-    ``unhygienic_days`` (consecutive, R7), ``dirty``/``extra_dirt`` (R8) and the
-    ``hunger_days``/``thirst_days``/``fatigue_days`` counters (R6).
+    ``unhygienic_days`` (consecutive, R7), ``wet_last_night``/``soiled_last_night`` (the
+    accidents of the night before the day, R7: "todas las dificultades" of the next day),
+    ``dirty``/``extra_dirt`` (R8) and the ``hunger_days``/``thirst_days``/``fatigue_days``
+    counters (R6).
     """
 
     season: str
@@ -62,6 +64,8 @@ class DiseaseInputs:
     hunger_days: int = 0
     thirst_days: int = 0
     fatigue_days: int = 0
+    wet_last_night: bool = False
+    soiled_last_night: bool = False
 
     def __post_init__(self) -> None:
         normalise_season(self.season)
@@ -113,6 +117,8 @@ class DiseaseInputs:
             hunger_days=state.hunger_days,
             thirst_days=state.thirst_days,
             fatigue_days=state.fatigue_days,
+            wet_last_night=state.wet_last_night,
+            soiled_last_night=state.soiled_last_night,
         )
 
 
@@ -121,10 +127,11 @@ def disease_probability(
 ) -> tuple[int, Breakdown]:
     """The daily disease probability p (%, clamped to 0..100) and its breakdown.
 
-    Season base + 5 × sick housemates + 5 if precipitation + 1 per whole degree of the minimum
-    below 0 °C + 10 × unhygienic days + 5 dirt + 10 extra dirt + 10 × hunger, thirst and
-    fatigue days. The breakdown has only non-zero lines except the season base, always shown;
-    its total may exceed 100 (p does not). Rulebook example: winter, one sick housemate, snow,
+    Season base + 5 × sick or infected housemates + 1 if wet last night + 10 if soiled last
+    night + 5 if precipitation + 1 per whole degree of the minimum below 0 °C + 10 ×
+    unhygienic days + 5 dirt + 10 extra dirt + 10 × hunger, thirst and fatigue days. The
+    breakdown has only non-zero lines except the season base, always shown; its total may exceed
+    100 (p does not). Rulebook example: winter, one sick housemate, snow,
     −3 °C, one hungry day → 28. Raises RulesError for an unknown season.
     Source: RULES.md R10.
     """
@@ -140,6 +147,12 @@ def disease_probability(
         "sick_housemates",
         f"Enfermos en el refugio ({inputs.sick_housemates})",
         s.sick_housemate_disease_points * inputs.sick_housemates,
+    )
+    add("wet", "Se orinó encima anoche", s.wet_action_points if inputs.wet_last_night else 0)
+    add(
+        "soiled",
+        "Se defecó encima anoche",
+        s.soiled_action_points if inputs.soiled_last_night else 0,
     )
     add(
         "precipitation",
@@ -178,10 +191,13 @@ def _temp(value: float | None) -> str:
 class DiseaseInputArrays:
     """R10 inputs for n characters, shape ``(n,)`` (the season is one for the whole tick).
 
-    ``min_temp_c`` NaN = unknown (no cold points). Build with ``from_condition``.
+    ``min_temp_c`` NaN = unknown (no cold points); ``wet_last_night``/``soiled_last_night``
+    the accidents of the night before the day (R7). Build with ``from_condition``.
     """
 
     sick_housemates: I64
+    wet_last_night: B
+    soiled_last_night: B
     precipitation: B
     min_temp_c: NDArray[np.float64]
     unhygienic_days: I64
@@ -199,9 +215,13 @@ class DiseaseInputArrays:
         sick_housemates: ArrayLike = 0,
         precipitation: ArrayLike = False,
         min_temp_c: ArrayLike = np.nan,
+        wet_last_night: ArrayLike | None = None,
+        soiled_last_night: ArrayLike | None = None,
     ) -> Self:
         """Inputs from the condition arrays and the day's facts (scalars broadcast).
 
+        ``wet_last_night``/``soiled_last_night`` None: the condition's own flags (pass the
+        start-of-day ones when ``condition`` already holds the coming night's accidents).
         Raises RulesError for wrong shapes or negative housemate counts.
         """
         n = len(condition)
@@ -216,8 +236,12 @@ class DiseaseInputArrays:
             raise RulesError(
                 "min_temp_not_finite", "La temperatura mínima debe ser un número finito."
             )
+        wet = condition.wet_last_night if wet_last_night is None else wet_last_night
+        soiled = condition.soiled_last_night if soiled_last_night is None else soiled_last_night
         return cls(
             sick_housemates=housemates,
+            wet_last_night=column(wet, n, "wet_last_night", np.bool_),
+            soiled_last_night=column(soiled, n, "soiled_last_night", np.bool_),
             precipitation=np.broadcast_to(np.asarray(precipitation, np.bool_), (n,)).copy(),
             min_temp_c=temps,
             unhygienic_days=condition.unhygienic_days,
@@ -242,6 +266,8 @@ class DiseaseInputArrays:
             hunger_days=int(self.hunger_days[i]),
             thirst_days=int(self.thirst_days[i]),
             fatigue_days=int(self.fatigue_days[i]),
+            wet_last_night=bool(self.wet_last_night[i]),
+            soiled_last_night=bool(self.soiled_last_night[i]),
         )
 
 
@@ -277,6 +303,8 @@ def disease_odds(
     parts: dict[str, I64] = {
         "season": np.full(n, s.season_base(canonical), dtype=np.int64),
         "sick_housemates": s.sick_housemate_disease_points * inputs.sick_housemates,
+        "wet": np.where(inputs.wet_last_night, s.wet_action_points, 0),
+        "soiled": np.where(inputs.soiled_last_night, s.soiled_action_points, 0),
         "precipitation": np.where(inputs.precipitation, s.precipitation_disease_points, 0),
         "cold": s.cold_degree_disease_points * degrees,
         "unhygienic": s.unhygienic_day_disease_points * inputs.unhygienic_days,
@@ -303,8 +331,8 @@ def disease_odds(
 def count_sick_housemates(shelter: ArrayLike, sick: ArrayLike) -> I64:
     """For each of n characters, how many *other* characters in its shelter are ``sick``.
 
-    ``shelter`` int (n,), −1 = none (then 0); ``sick`` bool (n,). Who counts as sick (disease,
-    infection, NPCs) is the caller's choice. Source: RULES.md R10.
+    ``shelter`` int (n,), −1 = none (then 0); ``sick`` bool (n,). Who counts as sick is the
+    caller's choice (the tick: a running disease or infection, R13). Source: RULES.md R10.
     """
     g = np.asarray(shelter, dtype=np.int64)
     s = np.asarray(sick, dtype=np.bool_)

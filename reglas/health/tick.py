@@ -44,7 +44,11 @@ class HealthDayArrays:
     ``alive`` (characters to process: exclude those who died in the survival step),
     ``sick_housemates`` (see ``count_sick_housemates``), ``precipitation``, ``min_temp_c``
     (°C, NaN unknown), ``treated_today`` (a medicine dose given that day),
-    ``hygiene_adequate`` (from the survival step), ``resistencia`` (trait values).
+    ``hygiene_adequate`` (from the survival step), ``resistencia`` (trait values),
+    ``wet_last_night``/``soiled_last_night`` the accidents of the night *before* the day (the
+    start-of-day flags: the condition after the survival step holds the coming night's), which
+    raise the day's disease roll and resistance roll (R7: "todas las dificultades"); None:
+    the condition's own flags (a condition that is the start-of-day one).
     """
 
     alive: B
@@ -54,6 +58,8 @@ class HealthDayArrays:
     treated_today: B
     hygiene_adequate: B
     resistencia: I64
+    wet_last_night: B | None
+    soiled_last_night: B | None
 
     @classmethod
     def of(
@@ -67,6 +73,8 @@ class HealthDayArrays:
         treated_today: ArrayLike = False,
         hygiene_adequate: ArrayLike = True,
         resistencia: ArrayLike = 0,
+        wet_last_night: ArrayLike | None = None,
+        soiled_last_night: ArrayLike | None = None,
     ) -> Self:
         """Arrays of length n (scalars broadcast). Raises RulesError for bad shapes/values."""
 
@@ -91,6 +99,12 @@ class HealthDayArrays:
             treated_today=col(treated_today, np.bool_, "treated_today"),
             hygiene_adequate=col(hygiene_adequate, np.bool_, "hygiene_adequate"),
             resistencia=resist,
+            wet_last_night=None
+            if wet_last_night is None
+            else col(wet_last_night, np.bool_, "wet_last_night"),
+            soiled_last_night=None
+            if soiled_last_night is None
+            else col(soiled_last_night, np.bool_, "soiled_last_night"),
         )
 
 
@@ -202,6 +216,13 @@ def advance_health(
     )
 
 
+def _accidents(condition: ConditionArrays, day: HealthDayArrays) -> tuple[B, B]:
+    """Last night's wetting and soiling: the day's own flags, or the condition's (R7)."""
+    wet = condition.wet_last_night if day.wet_last_night is None else day.wet_last_night
+    soiled = condition.soiled_last_night if day.soiled_last_night is None else day.soiled_last_night
+    return wet, soiled
+
+
 @dataclass(frozen=True, slots=True)
 class _DiseaseCourse:
     """The course step of ``advance_health`` for n characters, shape ``(n,)`` unless said.
@@ -248,9 +269,15 @@ def _disease_course(
     resolved = sick & (condition.disease_day >= condition.disease_duration)
     continuing = sick & ~resolved
     idx = np.flatnonzero(resolved).astype(np.int64)
+    wet, soiled = _accidents(condition, day)
     penalty_all = (
         action_penalty_points(
-            condition.replace(disease_days_treated=treated, disease_unhygienic_days=unhygienic),
+            condition.replace(
+                disease_days_treated=treated,
+                disease_unhygienic_days=unhygienic,
+                wet_last_night=wet,
+                soiled_last_night=soiled,
+            ),
             is_dirt_sensitive(RESISTANCE_TRAIT, s),
             s,
         )
@@ -305,12 +332,14 @@ def _disease_onset(
     roll_rng: RollRng | None,
 ) -> _DiseaseOnset:
     """Step 2 of ``advance_health``: who falls sick, among the alive characters healthy at the
-    start of the tick (one recovered in step 1 does not roll again that day).
+    start of the tick (one recovered in step 1 does not roll again that day; an infected one
+    is not healthy, R13).
 
     One d100 each against the R10 probability of ``season`` and the day; those at or under it
     roll their duration (``disease_duration``, e.g. 1d6+2 days). Draws the onset dice, then the
     durations. Raises RulesError for an unknown season. Source: RULES.md R10, R12.
     """
+    wet, soiled = _accidents(condition, day)
     odds = disease_odds(
         season,
         DiseaseInputArrays.from_condition(
@@ -318,11 +347,14 @@ def _disease_onset(
             sick_housemates=day.sick_housemates,
             precipitation=day.precipitation,
             min_temp_c=day.min_temp_c,
+            wet_last_night=wet,
+            soiled_last_night=soiled,
         ),
         s,
     )
     n = len(condition)
-    rolled = day.alive & (condition.disease_day == 0)
+    # Infection counts as a disease (R13): an infected character is not healthy, so no onset.
+    rolled = day.alive & (condition.disease_day == 0) & (condition.infection_day == 0)
     onset_dice = np.zeros(n, dtype=np.int64)
     onset_dice[rolled] = rng.integers(1, 101, size=int(rolled.sum()), dtype=np.int64)
     fell_sick = rolled & (onset_dice <= odds.p)

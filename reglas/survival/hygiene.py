@@ -26,7 +26,10 @@ class HygieneArrays:
       area; NaN = no such place.
     - ``has_cesspit``: a cesspit is available.
     - ``could_not_urinate`` / ``could_not_defecate``: the day's marks (default False: a
-      character relieves themself every day).
+      character relieves themself every day where conditions are adequate).
+    - ``relieved_inappropriately``: the day's mark "relieved in an inappropriate place" (R7:
+      where conditions are inadequate, only this mark, or ``auto_relief_inadequate``, avoids
+      the night's accident).
     - ``running_water``; ``bath_requested`` (the player asked for a bath/shower);
       ``bath_water_available_l`` (L of stored water the bath may use).
     - the counters and dirt flags at the start of the tick.
@@ -38,6 +41,7 @@ class HygieneArrays:
     has_cesspit: B
     could_not_urinate: B
     could_not_defecate: B
+    relieved_inappropriately: B
     running_water: B
     bath_requested: B
     bath_water_available_l: F64
@@ -57,6 +61,7 @@ class HygieneArrays:
             "has_cesspit": False,
             "could_not_urinate": False,
             "could_not_defecate": False,
+            "relieved_inappropriately": False,
             "running_water": False,
             "bath_requested": False,
             "bath_water_available_l": 0.0,
@@ -90,6 +95,7 @@ class HygieneOutcome:
     """Hygiene after the day, shape ``(n,)``.
 
     ``paper_ok`` (paper or substitute), ``place_ok`` (≥ 20 m or cesspit), ``adequate`` both;
+    ``held`` the character did not relieve itself that day (inadequate conditions, no mark);
     the new ``unhygienic_days`` and ``days_without_defecating``; last night's accidents
     ``wet_last_night``/``soiled_last_night``; ``washed`` and the stored water it used
     ``bath_water_used_l``; the new ``dirty``/``extra_dirt``.
@@ -98,6 +104,7 @@ class HygieneOutcome:
     paper_ok: B
     place_ok: B
     adequate: B
+    held: B
     unhygienic_days: I64
     days_without_defecating: I64
     wet_last_night: B
@@ -128,10 +135,9 @@ def advance_hygiene(
     place_ok = (distance >= s.latrine_min_distance_m) | hygiene.has_cesspit
     adequate = paper_ok & place_ok
     unhygienic = np.where(adequate, 0, hygiene.unhygienic_days + 1).astype(np.int64)
+    held_in = ~adequate & ~hygiene.relieved_inappropriately & (not s.auto_relief_inadequate)
 
-    running_wash = hygiene.running_water & (
-        hygiene.bath_requested | s.auto_shower_with_running_water
-    )
+    running_wash = hygiene.running_water & (hygiene.bath_requested | s.auto_shower)
     stored_wash = (
         hygiene.bath_requested
         & ~hygiene.running_water
@@ -142,8 +148,8 @@ def advance_hygiene(
         stored_wash, np.minimum(s.bath_water_l, hygiene.bath_water_available_l), 0.0
     )
 
-    wet = hygiene.could_not_urinate.copy()
-    held = np.where(hygiene.could_not_defecate, hygiene.days_without_defecating + 1, 0)
+    wet = hygiene.could_not_urinate | held_in
+    held = np.where(hygiene.could_not_defecate | held_in, hygiene.days_without_defecating + 1, 0)
     soiled = held >= s.days_without_defecating
     held = np.where(soiled, 0, held).astype(np.int64)
 
@@ -153,6 +159,7 @@ def advance_hygiene(
         paper_ok=paper_ok,
         place_ok=place_ok,
         adequate=adequate,
+        held=held_in,
         unhygienic_days=unhygienic,
         days_without_defecating=held,
         wet_last_night=wet,

@@ -56,6 +56,7 @@ class DayArrays:
     could_not_defecate: B
     running_water: B
     bath_requested: B
+    relieved_inappropriately: B
 
     @classmethod
     def of(cls, carried: Supplies, **columns: ArrayLike) -> Self:
@@ -72,6 +73,7 @@ class DayArrays:
             "could_not_defecate",
             "running_water",
             "bath_requested",
+            "relieved_inappropriately",
         }
         unknown = set(columns) - known
         if unknown:
@@ -99,6 +101,9 @@ class DayArrays:
             ),
             running_water=bool_column(columns.get("running_water", False), n, "running_water"),
             bath_requested=bool_column(columns.get("bath_requested", False), n, "bath_requested"),
+            relieved_inappropriately=bool_column(
+                columns.get("relieved_inappropriately", False), n, "relieved_inappropriately"
+            ),
         )
 
 
@@ -120,6 +125,26 @@ class SurvivalOutcome:
     stash_after: Supplies
     dead: B
     death_cause: NDArray[np.str_]
+
+
+def _condition_after(
+    condition: ConditionArrays, needs: NeedsOutcome, hygiene: HygieneOutcome
+) -> ConditionArrays:
+    """The condition with the day's needs (R6) and hygiene (R7, R8) counters and flags."""
+    return condition.replace(
+        hunger_days=needs.hunger_days,
+        thirst_days=needs.thirst_days,
+        fatigue_days=needs.fatigue_days,
+        days_without_food=needs.days_without_food,
+        days_without_water=needs.days_without_water,
+        days_without_sleep=needs.days_without_sleep,
+        unhygienic_days=hygiene.unhygienic_days,
+        days_without_defecating=hygiene.days_without_defecating,
+        wet_last_night=hygiene.wet_last_night,
+        soiled_last_night=hygiene.soiled_last_night,
+        dirty=hygiene.dirty,
+        extra_dirt=hygiene.extra_dirt,
+    )
 
 
 def advance_survival(
@@ -153,6 +178,9 @@ def advance_survival(
             hunger_days=condition.hunger_days,
             thirst_days=condition.thirst_days,
             fatigue_days=condition.fatigue_days,
+            days_without_food=condition.days_without_food,
+            days_without_water=condition.days_without_water,
+            days_without_sleep=condition.days_without_sleep,
         ),
         settings,
     )
@@ -164,6 +192,7 @@ def advance_survival(
             has_cesspit=day.has_cesspit,
             could_not_urinate=day.could_not_urinate,
             could_not_defecate=day.could_not_defecate,
+            relieved_inappropriately=day.relieved_inappropriately,
             running_water=day.running_water,
             bath_requested=day.bath_requested,
             bath_water_available_l=used.carried_after.water_l,
@@ -179,17 +208,7 @@ def advance_survival(
         np.maximum(used.carried_after.water_l - hygiene.bath_water_used_l, 0.0),
         used.carried_after.toilet_paper_rolls,
     )
-    new = condition.replace(
-        hunger_days=needs.hunger_days,
-        thirst_days=needs.thirst_days,
-        fatigue_days=needs.fatigue_days,
-        unhygienic_days=hygiene.unhygienic_days,
-        days_without_defecating=hygiene.days_without_defecating,
-        wet_last_night=hygiene.wet_last_night,
-        soiled_last_night=hygiene.soiled_last_night,
-        dirty=hygiene.dirty,
-        extra_dirt=hygiene.extra_dirt,
-    )
+    new = _condition_after(condition, needs, hygiene)
     return SurvivalOutcome(
         condition=new,
         consumption=used,
@@ -222,6 +241,7 @@ class DayRecord:
     could_not_defecate: bool = False
     running_water: bool = False
     bath_requested: bool = False
+    relieved_inappropriately: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +284,7 @@ def live_day(
         could_not_defecate=[record.could_not_defecate],
         running_water=[record.running_water],
         bath_requested=[record.bath_requested],
+        relieved_inappropriately=[record.relieved_inappropriately],
     )
     out = advance_survival(ConditionArrays.from_states([state]), day, settings)
     cause = str(out.death_cause[0])

@@ -161,13 +161,25 @@ CASES: dict[str, Case] = {
     "daily_sleep_h": Case(5.0, lambda s, t: day(sleep_h=5)(s, t).state.fatigue_days),
     "default_sleep_h": Case(5.0, lambda s, t: day()(s, t).state.fatigue_days),
     "hunger_death_days": Case(
-        4, lambda s, t: day(ConditionState(hunger_days=3), kcal_carried=0)(s, t).dead
+        4,
+        lambda s, t: (
+            day(ConditionState(hunger_days=3, days_without_food=3), kcal_carried=0)(s, t).dead
+        ),
     ),
     "thirst_death_days": Case(
-        2, lambda s, t: day(ConditionState(thirst_days=1), water_carried_l=0)(s, t).dead
+        2,
+        lambda s, t: (
+            day(ConditionState(thirst_days=1, days_without_water=1), water_carried_l=0)(s, t).dead
+        ),
     ),
     "fatigue_death_days": Case(
-        2, lambda s, t: day(ConditionState(fatigue_days=1), sleep_h=0)(s, t).dead
+        2,
+        lambda s, t: (
+            day(ConditionState(fatigue_days=1, days_without_sleep=1), sleep_h=0)(s, t).dead
+        ),
+    ),
+    "deprivation_fraction": Case(
+        0.5, lambda s, t: day(kcal_carried=800)(s, t).state.days_without_food
     ),
     "need_day_action_points": Case(7, penalty(hunger_days=1)),
     "need_day_disease_points": Case(7, disease(hunger_days=1)),
@@ -187,6 +199,10 @@ CASES: dict[str, Case] = {
         ),
     ),
     "soiled_action_points": Case(4, penalty(soiled_last_night=True)),
+    "auto_relief_inadequate": Case(
+        True,
+        lambda s, t: day(toilet_paper_rolls=0)(s, t).state.wet_last_night,
+    ),
     # R8
     "dirt_action_points": Case(2, penalty(dirty=True, dirt_sensitive=True)),
     "dirt_disease_points": Case(2, disease(dirty=True)),
@@ -197,13 +213,13 @@ CASES: dict[str, Case] = {
             day(ConditionState(dirty=True), bath_requested=True, water_carried_l=8)(s, t).washed
         ),
     ),
-    "auto_shower_with_running_water": Case(
-        False, lambda s, t: day(ConditionState(dirty=True), running_water=True)(s, t).washed
+    "auto_shower": Case(
+        True, lambda s, t: day(ConditionState(dirty=True), running_water=True)(s, t).washed
     ),
     "dirt_sensitive_traits": Case(("pelea",), lambda s, t: is_dirt_sensitive("sigilo", s)),
     # R9, R12, R13
     "disease_day_action_points": Case(2, penalty(disease_day=2, disease_duration=5)),
-    "infection_day_action_points": Case(5, penalty(infection_day=2, infection_duration=5)),
+    "infection_day_action_points": Case(2, penalty(infection_day=2, infection_duration=5)),
     # R10
     "season_base_winter": Case(9, disease(season="invierno")),
     "season_base_spring": Case(9, disease(season="primavera")),
@@ -217,7 +233,7 @@ CASES: dict[str, Case] = {
         "2d2+18",
         lambda s, t: roll_onset(DiseaseInputs("verano", hunger_days=10), rng(), s).duration,
     ),
-    "medicine_threshold": Case(55, medicine(1)),
+    "medicine_cure_threshold": Case(55, medicine(1)),
     "medicine_requires_trait": Case(False, medicine(0)),
     "resistance_base": Case(70, resistance()),
     "resistance_per_treated_day": Case(10, resistance(disease_days_treated=2)),
@@ -231,7 +247,7 @@ CASES: dict[str, Case] = {
     ),
     # R15
     "allow_shelter_stash": Case(False, stash_kcal),
-    "spoil_days": Case(5, db=lambda o: _spoiled_milk_left(o)),
+    "spoil_after_power_cut_days": Case(5, db=lambda o: _spoiled_milk_left(o)),
     "arrival_food_days": Case(3.0, db=lambda o: _arrival_kit(o)),
     "arrival_water_days": Case(0.5, db=lambda o: _arrival_kit(o)),
     "arrival_toilet_paper_rolls": Case(2.0, db=lambda o: _arrival_kit(o)),
@@ -379,7 +395,7 @@ def _campaign(overrides: dict[str, Any], **fields: Any) -> Any:
 
 
 def _spoiled_milk_left(overrides: dict[str, Any]) -> Decimal:
-    # Power cut on day 4, tick closes day 7: milk keeps through day 4 + spoil_days. With 2 it is
+    # Power cut on day 4, tick closes day 7: milk keeps through day 4 + the setting. With 2 it is
     # spoiled and left alone; with 5 it is still edible and eaten first (it spoils soonest).
     from mundo.models import Grid
     from partida.tick import advance_day

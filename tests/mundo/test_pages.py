@@ -120,11 +120,12 @@ def test_campaign_page_queries_do_not_grow_with_settlements(
     # approved characters with their players (personajes' {% approved_characters %} tag),
     # today's weather records and the grids with their settlements (mundo.selectors.world_on:
     # 2 queries for any number), and for the master the pending list (escenas' {% master_pending
-    # %} tag: submitted sheets with their players, join requests with theirs)
-    with django_assert_num_queries(8):
+    # %} tag: submitted sheets with their players, join requests with theirs), and the danger
+    # list (personajes' {% campaign_forecasts %} tag: the living characters; none here)
+    with django_assert_num_queries(9):
         client.get(campaign.get_absolute_url())
     SettlementFactory.create_batch(20, campaign=campaign)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         response = client.get(campaign.get_absolute_url())
     assert len(response.context["statuses"]) == 21
 

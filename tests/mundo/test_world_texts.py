@@ -57,8 +57,11 @@ def test_a_route_check_reads_n_cells_at_p_percent_and_shows_no_dice(master, town
     assert spanish == (
         "Zona de 10\u00a0000 m² = 2\u00a0500 espacios útiles; 150 zombis → p = 6 % por espacio. "
         "Modo agresivo, detección a 10 m; recorrido de 20 m → 200 espacios útiles al 6 % → "
-        f"{met} zombis encontrados."
+        f"{met} zombis encontrados. (R18: para 20 m a 5 m el reglamento escribe 52 espacios "
+        "útiles; sus propias palabras, 10 m de ancho × 30 m, dan 300 m² = 75 espacios, que "
+        "usamos.)"
     )
+    assert english.endswith("give 300 m² = 75 cells, which we use.)")
     assert "Mode aggressive, detection at 10 m; a route of 20 m → 200 cells at 6 %" in english
     # Its stored "dice" is the binomial draw (the zombies met), not dice to show.
     assert roll.dice == [roll.result["drawn"]] and world_roll_dice(roll) == []

@@ -116,7 +116,7 @@ def test_2000_kcal_from_carried_then_the_shelter_stash(campaign, shelter):
 
 
 def test_food_soonest_spoiling_first_and_perishables_spoil_without_power(campaign, shelter):
-    no_disease(campaign, spoil_days=2)
+    no_disease(campaign, spoil_after_power_cut_days=2)
     pc = survivor(campaign, shelter=shelter, food=False)
     keeps = item(campaign, ItemType.Kind.FOOD, name="Conserva")
     milk = item(campaign, ItemType.Kind.FOOD, name="Leche", perishable=True)
@@ -156,7 +156,9 @@ def test_a_shelter_without_toilet_paper_adds_10_disease_points_a_day(campaign, v
     rolled = [d for d in days if d.disease_p is not None]
     assert rolled, "the first day is always rolled (healthy at the start)"
     for d in rolled:
-        assert d.disease_p == 10 * d.unhygienic_days
+        # R7 (amended): no paper and no mark, so it held it in and wet itself each night;
+        # from day 8 on, last night's wetting adds 1 to the roll.
+        assert d.disease_p == 10 * d.unhygienic_days + (1 if d.day > 7 else 0)
         line = next(x for x in d.disease_breakdown if x["source"] == "unhygienic")
         assert line["points"] == 10 * d.unhygienic_days
 
@@ -191,7 +193,11 @@ def test_got_dirty_and_running_water_washes_it_off(campaign, village):
     pc = survivor(campaign, shelter=plumbed)
     DayRecord.objects.create(character=pc, day=7, got_dirty=True)
     tick(campaign)
-    assert entry(pc, 7).dirty is False  # running water: the character washes by itself (R8)
+    # R8 (amended): running water alone does not wash; a shower is marked (auto_shower off).
+    assert entry(pc, 7).dirty is True
+    DayRecord.objects.create(character=pc, day=8, showered=True)
+    tick(campaign)
+    assert entry(pc, 8).dirty is False
 
 
 # --- R12, R13: disease and infection --------------------------------------------------------------

@@ -29,12 +29,25 @@ History of the recording (each change intended; nothing else differed):
 4. Re-recorded when characters gained ``portrait_thumb`` (empty for all nine): nothing else.
 5. Re-recorded when characters gained ``location_id``, the place they are in (empty for all
    nine; the tick reads the shelter, not the place): nothing else.
+6. Re-recorded for the amended RULES.md readings (issue 11 item 7), every change intended:
+   R6 only days *without* (under ``deprivation_fraction`` of the need) kill, so the hungry
+   die a day later or not of hunger (Bea day 17 → 18, Dani hunger → thirst); characters and
+   diary rows gained ``days_without_food/water/sleep``; R7 a day in inadequate conditions
+   with no "relieved in an inappropriate place" mark wets that night (+1 on the next day's
+   disease roll) and counts towards the days without defecating; R8 running water no longer
+   showers by itself (``auto_shower`` off); R9/R10/R13 infected characters add 5 per day to
+   the penalty, count as sick housemates and roll no onset; R15 food no longer spoils after
+   a power cut by default. These move the onset odds, hence the dice that follow, the
+   diseases, doses and deaths.
 
 Cast: Villarejo (own grid, own climate) with the Polideportivo (running water, latrine 25 m,
 a stocked stash with medicine) and Robledo (the region's grid and weather) with the Nave (no
 latrine near, a cesspit, a paper substitute, a small stash); nine characters in varied
 states (sick, infected, hungry, dirty, with and without medicine, one with no shelter) and
 the master's day marks on a fixed pattern.
+7. Re-recorded on the merged tree: item 6's file plus ``location_id`` (item 5) and the day
+   messages' plurals ("1 muerte, 1 alzado como zombi", ngettext), both recorded on their own
+   branches; the tick's I/O rework (fill factor, COPY, column reads) changed no byte.
 """
 
 from __future__ import annotations

@@ -43,9 +43,9 @@ def test_condition_fields_map_one_to_one(campaign, player_a):
     assert (state.hunger_days, state.dirty, state.sick) == (2, True, True)
 
 
-def test_the_diary_copies_ten_condition_fields_the_api_shows_in_order():
-    # One list for the tick's diary write and the API's diary row: the R25 counters, dirt and
-    # the disease and infection "day x of y", in the condition's own order.
+def test_the_diary_copies_thirteen_condition_fields_the_api_shows_in_order():
+    # One list for the tick's diary write and the API's diary row: the R25 counters, dirt,
+    # the disease and infection "day x of y", and R6's days without, in the condition's order.
     from personajes.api_diary import DiaryEntrySerializer
 
     assert DIARY_CONDITION_FIELDS == (
@@ -59,12 +59,15 @@ def test_the_diary_copies_ten_condition_fields_the_api_shows_in_order():
         "disease_duration",
         "infection_day",
         "infection_duration",
+        "days_without_food",
+        "days_without_water",
+        "days_without_sleep",
     )
     assert set(DIARY_CONDITION_FIELDS) < set(CONDITION_FIELDS)
     fields = list(DiaryEntrySerializer.Meta.fields)
     start = fields.index("hunger_days")
-    assert fields[start : start + 10] == list(DIARY_CONDITION_FIELDS)
-    assert fields[start - 1] == "hygiene_ok" and fields[start + 10] == "penalty_total"
+    assert fields[start : start + 13] == list(DIARY_CONDITION_FIELDS)
+    assert fields[start - 1] == "hygiene_ok" and fields[start + 13] == "penalty_total"
 
 
 def test_allocation_covers_every_trait_with_zero_for_missing(campaign, player_a):

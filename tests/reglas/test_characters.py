@@ -151,13 +151,12 @@ def test_healthy_character_has_no_penalty() -> None:
     assert action_penalty(ConditionState()) == ()
 
 
-def test_infection_days_cost_nothing_by_default_but_are_a_setting() -> None:
+def test_infection_days_cost_five_points_each_like_a_disease_and_are_a_setting() -> None:
+    # RULES.md R9/R13 (amended): infection "no es más que otra enfermedad": day 3 → 15 points.
     state = ConditionState(infection_day=3, infection_duration=5)
-    assert action_penalty(state) == ()
-    settings = RuleSettings.from_dict({"infection_day_action_points": 5})
-    assert action_penalty(state, settings=settings) == (
-        Modifier("infection", "Infección (3 días)", 15),
-    )
+    assert action_penalty(state) == (Modifier("infection", "Infección (3 días)", 15),)
+    settings = RuleSettings.from_dict({"infection_day_action_points": 0})
+    assert action_penalty(state, settings=settings) == ()
 
 
 def test_penalty_uses_the_settings() -> None:

@@ -479,7 +479,9 @@ def test_cure_odds() -> None:
     assert within(odds.cured, 1 - (1 - one) ** 3)
     set_by_master = cure_odds(1, rng(2), threshold=50, penalty=10, simulations=10)
     assert set_by_master.threshold == 40
-    campaign = cure_odds(1, rng(2), settings=RuleSettings.from_dict({"medicine_threshold": 55}))
+    campaign = cure_odds(
+        1, rng(2), settings=RuleSettings.from_dict({"medicine_cure_threshold": 55})
+    )
     assert campaign.threshold == 55
     for bad in ({"days": 0}, {"days": 366}, {"simulations": 0}, {"threshold": math.nan}):
         with pytest.raises(RulesError):

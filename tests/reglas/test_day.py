@@ -7,6 +7,7 @@ and the day is 8 November 2026 (autumn), day 7 of the campaign.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -91,6 +92,7 @@ def day_of(
         "could_not_defecate": np.zeros(n, np.bool_),
         "got_dirty": np.zeros(n, np.bool_),
         "showered": np.zeros(n, np.bool_),
+        "relieved_inappropriately": np.zeros(n, np.bool_),
         "precipitation": np.zeros(n, np.bool_),
         "min_temp_c": np.full(n, 12.0),
         "resistencia": np.zeros(n, np.int64),
@@ -130,9 +132,10 @@ def test_a_fed_character_eats_the_soonest_spoiling_food_first():
     assert out.penalty.of(0) == ()
 
 
-def test_perishable_food_spoils_two_days_after_the_grid_lost_power():
-    # The grid lost power on day 4: bread keeps through day 4 + spoil_days (2) = 6, and on
-    # day 7 it gives nothing; cans alone feed the character.
+def test_perishable_food_spoils_two_days_after_the_grid_lost_power_when_the_master_says_so():
+    # The grid lost power on day 4: with spoil_after_power_cut_days = 2 bread keeps through
+    # day 4 + 2 = 6, and on day 7 it gives nothing; cans alone feed the character. By default
+    # (0, R15 amended: not in the rulebook) the bread is eaten as usual.
     carried = stock(
         1,
         [(0, FOOD, 800.0, 5), (0, FOOD, 500.0, 10), (0, WATER, 1.0, 5), (0, TOILET_PAPER, 0, 1)],
@@ -140,9 +143,13 @@ def test_perishable_food_spoils_two_days_after_the_grid_lost_power():
         perishable=np.array([True, False, False, False]),
         power_cut_day=np.array([4.0]),
     )
-    out = run(day_of([ConditionState()], shelter=[0], carried=carried))
+    spoiling = dataclasses.replace(CALM, spoil_after_power_cut_days=2)
+    out = run(day_of([ConditionState()], shelter=[0], carried=carried), spoiling)
     assert out.carried_taken.tolist() == pytest.approx([0.0, 4.0, 2.0, 0.2])
     assert out.survival.consumption.kcal_eaten.tolist() == pytest.approx([2000.0])
+    kept = run(day_of([ConditionState()], shelter=[0], carried=carried))
+    # The bread spoils first (day 30), so it goes first: 2.5 breads = 2000 kcal, no can.
+    assert kept.carried_taken.tolist() == pytest.approx([2.5, 0.0, 2.0, 0.2])
 
 
 def test_medicine_carried_first_then_the_stash_in_id_order_while_it_lasts():

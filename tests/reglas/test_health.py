@@ -383,7 +383,8 @@ def test_advance_health_course_onset_and_infection() -> None:
         hygiene_adequate=[True, False, True, True, True, True],
     )
     out = advance_health(condition, day, "verano", rng(), ALWAYS_RECOVER)
-    assert out.onset_rolled.tolist() == [True, False, False, True, True, False]
+    # The infected are not healthy (R13: infection counts as a disease): no onset roll.
+    assert out.onset_rolled.tolist() == [True, False, False, False, False, False]
     assert out.condition.state(1) == ConditionState(
         disease_day=3, disease_duration=4, disease_days_treated=1, disease_unhygienic_days=1
     )

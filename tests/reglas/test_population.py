@@ -91,7 +91,11 @@ def test_numpy_integers_are_accepted() -> None:
 def test_adjustments_apply_on_top_and_never_below_zero() -> None:
     pop = population(200, 7)  # 170 zombies, 30 survivors
     adjusted = apply_adjustments(pop, destroyed=20, rescued=5, risen=2)
-    assert (adjusted.zombies, adjusted.survivors) == (152, 25)
+    # R17 (amended): a risen character moves one survivor to the zombies (30 − 5 − 2 = 23).
+    assert (adjusted.zombies, adjusted.survivors) == (152, 23)
+    risen = apply_adjustments(pop, risen=1)
+    assert (risen.zombies, risen.survivors) == (171, 29)
+    assert risen.zombies + risen.survivors == 200
     assert adjusted.base == pop
     floor = apply_adjustments(pop, destroyed=500, rescued=500)
     assert (floor.zombies, floor.survivors) == (0, 0)
@@ -100,7 +104,7 @@ def test_adjustments_apply_on_top_and_never_below_zero() -> None:
     z, s = apply_adjustments_many(
         [170, 10], [30, 0], destroyed=[20, 50], rescued=[5, 1], risen=[2, 0]
     )
-    assert z.tolist() == [152, 0] and s.tolist() == [25, 0]
+    assert z.tolist() == [152, 0] and s.tolist() == [23, 0]
     with pytest.raises(RulesError):
         apply_adjustments_many([1], [1], rescued=[-1])
 

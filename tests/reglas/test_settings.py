@@ -26,7 +26,7 @@ def test_rules_md_defaults() -> None:
     assert s.cold_degree_disease_points == 1
     assert s.toilet_paper_rolls_per_day == 0.2
     assert (s.latrine_min_distance_m, s.bath_water_l) == (20, 20)
-    assert (s.medicine_threshold, s.amputation_threshold, s.resistance_base) == (30, 20, 50)
+    assert (s.medicine_cure_threshold, s.amputation_threshold, s.resistance_base) == (30, 20, 50)
     assert (s.resistance_per_treated_day, s.resistance_per_unhygienic_day) == (5, 5)
     assert s.disease_duration == s.infection_duration == "1d6+2"
     assert s.days_without_defecating == 7
@@ -69,7 +69,7 @@ def test_from_dict_applies_overrides_and_round_trips_through_json() -> None:
         ({"allow_shelter_stash": 1}, "allow_shelter_stash"),
         ({"dirt_sensitive_traits": "sigilo"}, "dirt_sensitive_traits"),
         ({"dirt_sensitive_traits": [1]}, "dirt_sensitive_traits"),
-        ({"medicine_threshold": 120}, "medicine_threshold"),
+        ({"medicine_cure_threshold": 120}, "medicine_cure_threshold"),
         ({"thirst_death_days": 0}, "thirst_death_days"),
         ({"disease_duration": "1d"}, "disease_duration"),
         ({"disease_duration": "1d6-7"}, "disease_duration"),

@@ -57,23 +57,67 @@ def test_only_what_is_needed_is_eaten_and_drunk() -> None:
 
 
 @pytest.mark.parametrize(
-    ("field", "record", "death_day", "cause"),
+    ("field", "without", "record", "death_day", "cause"),
     [
-        ("hunger_days", {"kcal_carried": 0}, 5, "hunger"),
-        ("thirst_days", {"water_carried_l": 1.5}, 3, "thirst"),
-        ("fatigue_days", {"sleep_h": 5.5}, 7, "fatigue"),
+        ("hunger_days", "days_without_food", {"kcal_carried": 0}, 5, "hunger"),
+        ("thirst_days", "days_without_water", {"water_carried_l": 0.4}, 3, "thirst"),
+        ("fatigue_days", "days_without_sleep", {"sleep_h": 1}, 7, "fatigue"),
     ],
 )
 def test_the_death_day_kills_and_the_one_before_does_not(
-    field: str, record: dict[str, Any], death_day: int, cause: str
+    field: str, without: str, record: dict[str, Any], death_day: int, cause: str
 ) -> None:
+    # RULES.md R6 (amended): under a quarter of the need (500 kcal, 0.5 L, 1.5 h) is a day
+    # without; the tick that brings that counter to 5 / 3 / 7 kills.
     state = ConditionState()
     for n in range(1, death_day + 1):
         out = live_day(state, day(**record))
         assert getattr(out.state, field) == n
+        assert getattr(out.state, without) == n
         assert out.dead is (n == death_day)
         state = out.state
     assert out.death_cause == cause
+
+
+@pytest.mark.parametrize(
+    ("field", "without", "record", "days"),
+    [
+        ("hunger_days", "days_without_food", {"kcal_carried": 1500}, 5),
+        ("thirst_days", "days_without_water", {"water_carried_l": 1.5}, 3),
+        ("fatigue_days", "days_without_sleep", {"sleep_h": 5.5}, 7),
+    ],
+)
+def test_a_short_day_is_hungry_but_not_a_day_without(
+    field: str, without: str, record: dict[str, Any], days: int
+) -> None:
+    # RULES.md R6: "a character living on 1500 kcal a day is hungry every day (penalty grows)
+    # but does not starve": ten such days, the short counter at 10, no death.
+    state = ConditionState()
+    for _ in range(2 * days):
+        out = live_day(state, day(**record))
+        assert not out.dead
+        state = out.state
+    assert getattr(state, field) == 2 * days
+    assert getattr(state, without) == 0
+
+
+def test_500_kcal_is_not_a_day_without_and_499_is() -> None:
+    # deprivation_fraction 0.25 of 2000 kcal = 500: 499 counts, 500 does not (both are short).
+    out = advance_needs(NeedsArrays.of([499, 500], [2, 2], days_without_food=[4, 4]))
+    assert out.hunger_days.tolist() == [1, 1]
+    assert out.days_without_food.tolist() == [5, 0]
+    assert out.dead.tolist() == [True, False]
+    assert out.death_cause.tolist() == ["hunger", ""]
+
+
+def test_the_deprivation_fraction_is_a_setting() -> None:
+    settings = RuleSettings.from_dict({"deprivation_fraction": 0.5})
+    out = advance_needs(NeedsArrays.of([999, 1000], [0.9, 1.0]), settings)
+    assert out.days_without_food.tolist() == [1, 0]
+    assert out.days_without_water.tolist() == [1, 0]
+    with pytest.raises(RulesError) as exc:
+        RuleSettings.from_dict({"deprivation_fraction": 1.5})
+    assert exc.value.code == "setting_fraction_over"
 
 
 def test_a_day_that_meets_the_need_resets_the_counter() -> None:
@@ -91,7 +135,8 @@ def test_sleep_defaults_to_8_hours() -> None:
 
 def test_thirst_is_the_cause_when_two_counters_kill_together() -> None:
     out = live_day(
-        ConditionState(hunger_days=4, thirst_days=2), day(kcal_carried=0, water_carried_l=0)
+        ConditionState(hunger_days=4, thirst_days=2, days_without_food=4, days_without_water=2),
+        day(kcal_carried=0, water_carried_l=0),
     )
     assert out.dead
     assert out.death_cause == "thirst"
@@ -99,10 +144,14 @@ def test_thirst_is_the_cause_when_two_counters_kill_together() -> None:
 
 def test_needs_with_other_settings() -> None:
     settings = RuleSettings.from_dict({"daily_kcal": 1500, "hunger_death_days": 2})
-    needs = NeedsArrays.of([1500, 1499], [2, 2], hunger_days=[1, 1])
+    needs = NeedsArrays.of(
+        [1500, 1499, 374], [2, 2, 2], hunger_days=[1, 1, 1], days_without_food=[1, 1, 1]
+    )
     out = advance_needs(needs, settings)
-    assert out.hunger_days.tolist() == [0, 2]
-    assert out.dead.tolist() == [False, True]
+    assert out.hunger_days.tolist() == [0, 2, 2]
+    # A quarter of 1500 kcal is 375: only the third day is a day without, and it is the 2nd.
+    assert out.days_without_food.tolist() == [0, 0, 2]
+    assert out.dead.tolist() == [False, False, True]
 
 
 def test_needs_reject_negative_amounts() -> None:
@@ -300,8 +349,19 @@ def test_a_normal_day_resets_the_defecation_count() -> None:
     assert out.state.days_without_defecating == 0
 
 
+def test_running_water_does_not_wash_without_a_marked_shower_by_default() -> None:
+    # RULES.md R8 (amended): a shower is marked; auto_shower (off by default) makes it daily.
+    out = live_day(ConditionState(dirty=True), day(running_water=True))
+    assert not out.washed
+    assert out.state.dirty
+    auto = RuleSettings.from_dict({"auto_shower": True})
+    assert live_day(ConditionState(dirty=True), day(running_water=True), auto).washed
+
+
 def test_running_water_washes_dirt_away() -> None:
-    out = live_day(ConditionState(dirty=True, extra_dirt=True), day(running_water=True))
+    out = live_day(
+        ConditionState(dirty=True, extra_dirt=True), day(running_water=True, bath_requested=True)
+    )
     assert out.washed
     assert not out.state.dirty
     assert not out.state.extra_dirt
@@ -401,3 +461,51 @@ def test_vectorised_survival_equals_the_scalar_one(
         # And the rules, written out plainly.
         assert one.state.hunger_days == (state.hunger_days + 1 if record.kcal_carried < 2000 else 0)
         assert one.state.disease_day == state.disease_day  # health is not survival's job
+
+
+# --- R7 (amended): no relief in inadequate conditions unless marked ---------------------------
+
+
+def test_inadequate_conditions_without_a_mark_hold_it_in_and_wet_that_night() -> None:
+    # No paper and no substitute: inadequate. The character does not relieve itself in an
+    # inappropriate place on its own: the day counts as not urinating (wets that night, dirty)
+    # and towards the days without defecating.
+    out = live_day(ConditionState(), day(toilet_paper_rolls=0))
+    assert not out.hygiene_adequate
+    assert out.state.unhygienic_days == 1
+    assert out.state.wet_last_night
+    assert out.state.dirty
+    assert out.state.days_without_defecating == 1
+
+
+def test_the_relieved_inappropriately_mark_avoids_the_accident_but_not_the_unhygienic_day() -> None:
+    out = live_day(ConditionState(), day(toilet_paper_rolls=0, relieved_inappropriately=True))
+    assert out.state.unhygienic_days == 1
+    assert not out.state.wet_last_night
+    assert not out.state.dirty
+    assert out.state.days_without_defecating == 0
+
+
+def test_auto_relief_inadequate_makes_characters_relieve_themselves_everywhere() -> None:
+    settings = RuleSettings.from_dict({"auto_relief_inadequate": True})
+    out = live_day(ConditionState(), day(toilet_paper_rolls=0), settings)
+    assert out.state.unhygienic_days == 1
+    assert not out.state.wet_last_night
+    assert out.state.days_without_defecating == 0
+
+
+def test_seven_unmarked_inadequate_days_soil_the_character_on_the_seventh_night() -> None:
+    state = ConditionState()
+    for n in range(1, 8):
+        out = live_day(state, day(toilet_paper_rolls=0))
+        assert out.state.soiled_last_night is (n == 7)
+        state = out.state
+    assert state.extra_dirt
+    assert state.days_without_defecating == 0
+
+
+def test_adequate_conditions_relieve_without_a_mark() -> None:
+    out = live_day(ConditionState(), day())
+    assert out.hygiene_adequate
+    assert not out.state.wet_last_night
+    assert out.state.days_without_defecating == 0

@@ -199,13 +199,13 @@ def cure_odds(
 ) -> CureOdds:
     """The Medicina cure (R12) tried once a day for ``days`` (1..365) days on
     ``simulations`` (1..10⁶) patients: Medicina ``medicina`` against clamp(``threshold``
-    (default ``settings.medicine_threshold``, 30 %) − ``penalty``). Raises RulesError as
+    (default ``settings.medicine_cure_threshold``, 30 %) − ``penalty``). Raises RulesError as
     ``roll_medicine_cure`` or for an out-of-range count. Source: RULES.md R12.
     """
     value = _check_medicine(medicina, settings)
     check_count(days, "days", 1, MAX_CURE_DAYS)
     check_count(simulations, "simulations", 1, MAX_SIMULATIONS)
-    base = settings.medicine_threshold if threshold is None else threshold
+    base = settings.medicine_cure_threshold if threshold is None else threshold
     t = _threshold(base, penalty)
     one = action_success_probability(value, t)
     first, within = _successes(one, simulations, days, rng)
