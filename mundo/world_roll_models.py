@@ -14,7 +14,8 @@ class WorldRoll(models.Model):
     place searched (R22), a route checked (R18); restorations of power or water are written here
     too (no dice). ``generator_key`` = ``[day, purpose, subject id, sequence]`` of
     ``reglas.core.make_rng`` (purposes 10+; 1..3 are character and post rolls); the stored
-    ``dice`` are the record, ``result`` the engine's outcome (JSON), ``description`` its text.
+    ``dice`` are the record, ``result`` the engine's outcome (JSON), ``description`` its text;
+    ``period`` the dice period, ``draws`` the generator calls that made ``dice``.
     """
 
     class Kind(models.TextChoices):
@@ -40,6 +41,10 @@ class WorldRoll(models.Model):
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
     generator_key = models.JSONField(_("generator key"), default=list)
     engine_version = models.CharField(_("engine version"), max_length=10)
+    period = models.PositiveIntegerField(_("dice period"), default=1)
+    # The engine's generator calls, ``[[low, high, count], …]`` (``reglas.verify``), recorded
+    # as it rolled: a world roll's dice bounds come from the campaign's tables.
+    draws = models.JSONField(_("draws"), default=list, blank=True)
     dice = models.JSONField(_("dice"), default=list)
     result = models.JSONField(_("result"), default=dict)
     description = models.TextField(_("description"))

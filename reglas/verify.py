@@ -20,7 +20,8 @@ The exact scheme (the docs page ``/dados/`` repeats it):
   sequence])))``. A roll without a post (the tick, the master's world rolls) uses ``E`` alone,
   which is exactly ``SeedSequence(E, spawn_key=key)``.
 - **Draws**: a roll's dice are the outputs, in order, of ``rng.integers(low, high, size=count)``
-  for each ``[low, high, count]`` of its ``draws`` (``high`` exclusive).
+  for each ``[low, high, count]`` of its ``draws`` (``high`` exclusive) and of
+  ``rng.binomial(n, p)`` for each ``["binomial", n, p]``.
 
 Source: DESIGN.md "Randomness and the roll ledger"; issue 16 (verifiable dice).
 """
@@ -81,13 +82,17 @@ def share_digest(post_sha256: str, seed_sha256: str) -> bytes:
     ).digest()
 
 
-def draw_faces(rng: np.random.Generator, draws: Iterable[Sequence[int]]) -> list[int]:
-    """The faces ``draws`` give, in order: ``rng.integers(low, high, size=count)`` per draw.
-    Raises RulesError (``draw_plan``) for a draw that is not three ints with low < high and
-    count ≥ 0."""
+def draw_faces(rng: np.random.Generator, draws: Iterable[Sequence[Any]]) -> list[int]:
+    """The faces ``draws`` give, in order: ``rng.integers(low, high, size=count)`` per draw
+    ``[low, high, count]``; ``rng.binomial(n, p)`` (one value) per ``["binomial", n, p]`` (a
+    route's zombies met, R18). Raises RulesError (``draw_plan``) for any other draw, low ≥ high
+    or a negative count."""
     faces: list[int] = []
     for draw in draws:
         try:
+            if len(draw) == 3 and draw[0] == "binomial":
+                faces.append(int(rng.binomial(int(draw[1]), float(draw[2]))))
+                continue
             low, high, count = (int(v) for v in draw)
         except (TypeError, ValueError):
             raise RulesError(
@@ -97,6 +102,44 @@ def draw_faces(rng: np.random.Generator, draws: Iterable[Sequence[int]]) -> list
             raise RulesError("draw_plan", "Una tirada del archivo tiene un plan imposible.")
         faces += [int(x) for x in rng.integers(low, high, size=count)]
     return faces
+
+
+class RecordingGenerator(np.random.Generator):
+    """A ``numpy.random.Generator`` that writes down its calls as ``draws`` (the plan
+    ``draw_faces`` replays): ``integers`` as ``[low, high, count]``, ``binomial`` as
+    ``["binomial", n, p]`` (scalar n and p only). Its stream is the plain generator's on the
+    same bit generator. Any other draw raises RulesError (``draw_plan``): a roll the verifier
+    could not replay is refused when it is made, not found out later."""
+
+    def __init__(self, bit_generator: np.random.BitGenerator) -> None:
+        super().__init__(bit_generator)
+        self.draws: list[list[Any]] = []
+
+    def integers(
+        self,
+        low: Any,
+        high: Any = None,
+        size: Any = None,
+        dtype: Any = np.int64,
+        endpoint: bool = False,
+    ) -> Any:
+        lo, hi = (0, int(low)) if high is None else (int(low), int(high))
+        if endpoint:
+            hi += 1
+        count = 1 if size is None else int(np.prod(size))
+        self.draws.append([lo, hi, count])
+        return super().integers(lo, hi, size=size, dtype=dtype)
+
+    def binomial(self, n: Any, p: Any, size: Any = None) -> Any:
+        if size is not None or np.ndim(n) or np.ndim(p):
+            raise RulesError("draw_plan", "Sólo se graban binomiales de un valor.")
+        self.draws.append(["binomial", int(n), float(p)])
+        return super().binomial(int(n), float(p))
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise RulesError("draw_plan", "Esta tirada usa un sorteo que el verificador no repite.")
+
+    random = choice = normal = uniform = poisson = permutation = shuffle = _refuse
 
 
 def flat_faces(dice: Any) -> list[int]:
