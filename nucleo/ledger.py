@@ -19,11 +19,12 @@ The stored dice are the record (numpy does not promise the same stream across ve
 and ``reglas.ENGINE_VERSION`` are stored beside them as a cross-check. Rows are append-only.
 
 Verifiable dice (issue 16): the entropy is the open dice period's (``Campaign.entropy``; its
-commitment is public, ``mundo.periods``) and every row stores that period's number
-(``period``). A roll made from a post also mixes in the player's share (``PlayerShare``: the
-SHA-256 of the post's text and of its author's dice seed, stored as ``post_sha256`` and
-``seed_sha256``): ``make_rng(entropy, key, share=reglas.verify.share_digest(…))``, so every
-stored roll reproduces from its period's revealed entropy, its key and its share.
+commitment is public, ``mundo.periods``) and every row stores that period's number and
+commitment (``period``, ``commitment``). A roll made from a post also mixes in the player's
+share (``PlayerShare``: the SHA-256 of the post's text and of its author's dice seed, stored
+as ``post_sha256`` and ``seed_sha256``):
+``make_rng(entropy, key, share=reglas.verify.share_digest(…))``, so every stored roll
+reproduces from its period's revealed entropy, its key and its share.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from nucleo import bulk
 from nucleo.locks import require_campaign_lock
 from reglas import ENGINE_VERSION
 from reglas.core import make_rng
-from reglas.verify import sha256_text, share_digest
+from reglas.verify import commitment_of, sha256_text, share_digest
 
 USER_SUBJECT_OFFSET = 1_000_000_000
 """Added to a user's id to make the subject of a roll made without a character."""
@@ -131,9 +132,9 @@ def roll_record[M: Model](
 
     ``day`` defaults to the campaign's current day; ``share`` the player's share of a roll made
     from a post (stored as ``post_sha256``/``seed_sha256``; only ``personajes.Roll`` has them),
-    None for the rest. The row's ``period`` is the campaign's open dice period. ``roller`` gets
-    the roll's own generator and returns the fields the dice decide (``dice``, ``success``…);
-    ``fields`` the rest (who, why).
+    None for the rest. The row's ``period``/``commitment`` are the open dice period's.
+    ``roller`` gets the roll's own generator and returns the fields the dice decide
+    (``dice``, ``success``…); ``fields`` the rest (who, why).
     Raises ``LockOrderError`` outside ``campaign_lock``; whatever ``roller`` raises (nothing is
     written then).
     """
@@ -150,6 +151,7 @@ def roll_record[M: Model](
         generator_key=key,
         engine_version=ENGINE_VERSION,
         period=campaign.entropy_period,
+        commitment=commitment_of(campaign.entropy),
         **fields,
         **rolled,
     )
@@ -202,7 +204,7 @@ def rolls_record_bulk(
     every row has the same field names. Keys come from ``bulk_keys`` (one query), so they
     continue the sequences of what is stored; ``campaign``, ``day``, ``generator_key``,
     ``engine_version``, the model's ``auto_now(_add)`` columns and the defaults of fields not
-    given and ``period`` (the campaign's open dice period) are filled in here; these rolls
+    given and ``period``/``commitment`` (the open dice period's) are filled in here; these rolls
     have no player's share (the tick, the master's combat turns).
     Queries: two (keys, insert); none for no rows.
 
@@ -229,6 +231,7 @@ def rolls_record_bulk(
         generator_key=[json.dumps(k) for k in keys],
         engine_version=[ENGINE_VERSION] * len(rows),
         period=[campaign.entropy_period] * len(rows),
+        commitment=[commitment_of(campaign.entropy)] * len(rows),
     )
     columns.update(_as_save_would(model, columns, len(rows)))
     bulk.insert_columns(model, columns)

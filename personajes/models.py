@@ -361,10 +361,12 @@ class Roll(models.Model):
     success = models.BooleanField(_("success"), null=True, blank=True)
     generator_key = models.JSONField(_("generator key"))
     engine_version = models.CharField(_("engine version"), max_length=10)
-    # Verifiable dice (issue 16): the dice period whose entropy drew the roll, and the
+    # Verifiable dice (issue 16): the dice period whose entropy drew the roll (its number and
+    # public commitment, shown with the roll), and the
     # player's share of a roll made from a post (empty otherwise): SHA-256 of the post's text
     # and of the author's dice seed, mixed in as ``reglas.verify`` documents.
     period = models.PositiveIntegerField(_("dice period"), default=1)
+    commitment = models.CharField(_("period commitment (SHA-256)"), max_length=64, blank=True)
     post_sha256 = models.CharField(_("post text SHA-256"), max_length=64, blank=True)
     seed_sha256 = models.CharField(_("dice seed SHA-256"), max_length=64, blank=True)
 

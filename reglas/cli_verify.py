@@ -53,6 +53,7 @@ def _verificar(args: argparse.Namespace, rng: np.random.Generator) -> tuple[dict
         "secret": report.secret,
         "commitment_ok": report.commitment_ok,
         "before_commitment": list(report.before_commitment),
+        "unverifiable": list(report.unverifiable),
         "differences": [
             {
                 "roll": d.roll,
@@ -81,6 +82,11 @@ def _verificar(args: argparse.Namespace, rng: np.random.Generator) -> tuple[dict
         lines.append(
             f"{len(report.before_commitment)} tiradas se hicieron antes de publicar el compromiso "
             "(no prueban nada sobre el máster)."
+        )
+    if report.unverifiable:
+        lines.append(
+            f"{len(report.unverifiable)} tiradas no se pueden repetir (sin plan de dados "
+            "guardado: anteriores a los dados verificables)."
         )
     lines.append(
         "Ninguna tirada difiere."

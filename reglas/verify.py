@@ -199,13 +199,15 @@ class Verification:
     """The verifier's report on one archive: ``checked`` rolls, their ``differences``,
     ``commitment_ok`` (the revealed entropy hashes to the commitment), ``before_commitment``
     (ids of rolls stored before the commitment was published), ``secret`` (how many of the
-    checked rolls were secret)."""
+    checked rolls were secret), ``unverifiable`` (ids of rolls whose draws were not recorded:
+    world rolls made before verifiable dice; not counted as checked)."""
 
     checked: int
     differences: tuple[Difference, ...]
     commitment_ok: bool
     before_commitment: tuple[str, ...] = field(default=())
     secret: int = 0
+    unverifiable: tuple[str, ...] = field(default=())
 
     @property
     def ok(self) -> bool:
@@ -223,8 +225,9 @@ def _roll_share(roll: Mapping[str, Any]) -> bytes | None:
 def verify_archive(archive: Mapping[str, Any]) -> Verification:
     """Recompute every roll of a closed period's archive (``ARCHIVE_FORMAT``, version 1) from
     its revealed entropy, keys, draws and shares, and report the rolls whose stored faces
-    differ. Raises RulesError: ``archive_format`` (not an archive, or the period is not closed:
-    no entropy), ``engine_version`` (a roll made by an engine this verifier cannot reproduce).
+    differ (a roll with ``draws`` null is listed as unverifiable instead). Raises RulesError:
+    ``archive_format`` (not an archive, or the period is not closed: no entropy),
+    ``engine_version`` (a roll made by an engine this verifier cannot reproduce).
     Source: issue 16 item 3.
     """
     if archive.get("format") != ARCHIVE_FORMAT or archive.get("version") != 1:
@@ -249,6 +252,8 @@ def verify_archive(archive: Mapping[str, Any]) -> Verification:
     differences = []
     opened = str(archive.get("opened_at") or "")
     early = []
+    unverifiable = [str(r["id"]) for r in rolls if r.get("draws") is None]
+    rolls = [r for r in rolls if r.get("draws") is not None]
     for roll in rolls:
         key = tuple(int(k) for k in roll["key"])
         stored = tuple(flat_faces(roll["dice"]))
@@ -263,4 +268,5 @@ def verify_archive(archive: Mapping[str, Any]) -> Verification:
         commitment_ok=commitment_of(entropy_hex) == str(archive.get("commitment", "")),
         before_commitment=tuple(early),
         secret=sum(1 for r in rolls if r.get("secret")),
+        unverifiable=tuple(unverifiable),
     )

@@ -21,23 +21,24 @@ def first_periods(apps, schema_editor):
     Campaign = apps.get_model("mundo", "Campaign")
     EntropyPeriod = apps.get_model("mundo", "EntropyPeriod")
     Membership = apps.get_model("mundo", "Membership")
+    WorldRoll = apps.get_model("mundo", "WorldRoll")
     now = timezone.now()
     for campaign in Campaign.objects.all().iterator():
         Campaign.objects.filter(pk=campaign.pk).update(
             entropy_period=1, entropy_period_start=campaign.current_day
         )
+        # reglas.verify.commitment_of, written out: a migration does not import it.
+        commitment = hashlib.sha256(campaign.entropy.strip().lower().encode("ascii")).hexdigest()
         EntropyPeriod.objects.get_or_create(
             campaign_id=campaign.pk,
             number=1,
             defaults={
                 "first_day": campaign.current_day,
-                # reglas.verify.commitment_of, written out: a migration does not import it.
-                "commitment": hashlib.sha256(
-                    campaign.entropy.strip().lower().encode("ascii")
-                ).hexdigest(),
+                "commitment": commitment,
                 "opened_at": now,
             },
         )
+        WorldRoll.objects.filter(campaign_id=campaign.pk).update(commitment=commitment)
     for pk in Membership.objects.values_list("pk", flat=True).iterator():
         Membership.objects.filter(pk=pk).update(dice_seed=secrets.token_hex(8))
 
@@ -74,6 +75,11 @@ class Migration(migrations.Migration):
             model_name='worldroll',
             name='draws',
             field=models.JSONField(blank=True, default=list, verbose_name='draws'),
+        ),
+        migrations.AddField(
+            model_name='worldroll',
+            name='commitment',
+            field=models.CharField(blank=True, max_length=64, verbose_name='period commitment (SHA-256)'),
         ),
         migrations.AddField(
             model_name='worldroll',

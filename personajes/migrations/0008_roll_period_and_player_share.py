@@ -3,13 +3,30 @@
 from django.db import migrations, models
 
 
+def old_rolls_commitment(apps, schema_editor):
+    """Rolls made before dice periods were all drawn from the entropy of the first period
+    (``mundo`` 0007): they take its commitment."""
+    Roll = apps.get_model("personajes", "Roll")
+    EntropyPeriod = apps.get_model("mundo", "EntropyPeriod")
+    for campaign_id, commitment in EntropyPeriod.objects.filter(number=1).values_list(
+        "campaign_id", "commitment"
+    ):
+        Roll.objects.filter(campaign_id=campaign_id).update(commitment=commitment)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
         ('personajes', '0007_portrait_thumbnail'),
+        ('mundo', '0007_dice_periods'),
     ]
 
     operations = [
+        migrations.AddField(
+            model_name='roll',
+            name='commitment',
+            field=models.CharField(blank=True, max_length=64, verbose_name='period commitment (SHA-256)'),
+        ),
         migrations.AddField(
             model_name='roll',
             name='period',
@@ -25,4 +42,5 @@ class Migration(migrations.Migration):
             name='seed_sha256',
             field=models.CharField(blank=True, max_length=64, verbose_name='dice seed SHA-256'),
         ),
+        migrations.RunPython(old_rolls_commitment, migrations.RunPython.noop),
     ]

@@ -234,6 +234,7 @@ def snapshot(campaign: Campaign) -> dict[str, Any]:
                 "user_id",
                 "request_id",
                 "period",
+                "commitment",
                 "post_sha256",
                 "seed_sha256",
             ),

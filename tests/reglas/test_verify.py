@@ -166,6 +166,13 @@ def test_rolls_before_the_commitment_are_named() -> None:
     assert verify_archive(archive).before_commitment == ("roll:0",)
 
 
+def test_rolls_without_recorded_draws_are_unverifiable_not_different() -> None:
+    archive = _archive()
+    archive["rolls"][0]["draws"] = None
+    report = verify_archive(archive)
+    assert report.ok and report.checked == 2 and report.unverifiable == ("roll:0",)
+
+
 def test_an_unknown_engine_version_is_refused_clearly() -> None:
     archive = _archive()
     archive["rolls"][0]["engine_version"] = "99"
