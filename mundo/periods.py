@@ -116,7 +116,7 @@ def dice_seed_set(*, membership: Membership, seed: str | None) -> Membership:
     """Set a member's dice seed to ``seed`` (cleaned, 1..64 characters) or, for None or an
     empty text, a fresh random one. Rolls already made keep the seed hash they were made with.
     Raises ServiceError (``{"seed": …}``) for a seed over 64 characters."""
-    text = clean_line(seed or "")
+    text = clean_line(seed or "").strip()
     if len(text) > SEED_MAX_CHARS:
         raise ServiceError(
             {"seed": _("The seed is too long (at most %(n)s characters).") % {"n": SEED_MAX_CHARS}}
