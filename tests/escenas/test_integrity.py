@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from escenas import services
 from escenas.models import Draft, Post, PostRevision, PostRoll, RollRequest, Scene
-from nucleo.ledger import USER_SUBJECT_OFFSET
+from mundo.models import Membership
+from nucleo.ledger import USER_SUBJECT_OFFSET, PlayerShare
 from personajes.models import Roll, Trait
 from reglas.core import make_rng
 from reglas.dice import roll_action
@@ -51,7 +52,12 @@ def test_action_roll_in_a_post_uses_the_sheet_and_the_generator_key(story, playe
         30,
     )
     assert roll.generator_key == [7, 1, char_a.pk, 0]
-    expected = roll_action(2, 30, make_rng(story.campaign.entropy_int, [7, 1, char_a.pk, 0]))
+    # The post's text and the player's seed are mixed in (issue 16, the player's share).
+    seed = Membership.objects.get(campaign=story.campaign, user=player_a).dice_seed
+    share = PlayerShare.of(text=post.body, seed=seed).digest()
+    expected = roll_action(
+        2, 30, make_rng(story.campaign.entropy_int, [7, 1, char_a.pk, 0], share=share)
+    )
     assert roll.dice == list(expected.dice)
     assert roll.success == expected.success
     assert roll.made_by == player_a

@@ -11,6 +11,7 @@ import json
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
@@ -223,3 +224,53 @@ def test_the_docs_page_speaks_both_languages(client):
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
     english = client.get(reverse("dice_docs")).content.decode()
     assert "What it proves" in english and "python -m reglas verificar" in english
+
+
+def test_existing_campaigns_migrate_to_a_first_period_with_their_entropy(transactional_db):
+    # A campaign and a roll stored before verifiable dice: after the migrations its first
+    # period's secret is the campaign's old entropy, so the old roll verifies once revealed.
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [
+        ("mundo", "0006_bounds_on_days_dates_and_counts"),
+        ("personajes", "0007_portrait_thumbnail"),
+    ]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    entropy = "0123456789abcdef0123456789abcdef"
+    campaign = old.get_model("mundo", "Campaign").objects.create(
+        name="Vieja", slug="vieja", apocalypse_date="2026-01-01", current_day=12, entropy=entropy
+    )
+    user = old.get_model("auth", "User").objects.create(username="vieja-jugadora")
+    old.get_model("mundo", "Membership").objects.create(campaign=campaign, user=user)
+    key = [12, 2, 1_000_000_000 + user.pk, 0]
+    die = int(make_rng(int(entropy, 16), key).integers(1, 101))
+    old.get_model("personajes", "Roll").objects.create(
+        campaign=campaign, day=12, kind="event", dice=[die], generator_key=key, engine_version="1"
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    try:
+        migrated = Campaign.objects.get(pk=campaign.pk)
+        assert (migrated.entropy, migrated.entropy_period, migrated.entropy_period_start) == (
+            entropy,
+            1,
+            12,
+        )
+        period = EntropyPeriod.objects.get(campaign=migrated)
+        assert (period.number, period.first_day) == (1, 12)
+        assert period.commitment == commitment_of(entropy)
+        roll = Roll.objects.get(campaign=migrated)
+        assert (roll.period, roll.commitment) == (1, period.commitment)
+        assert len(Membership.objects.get(campaign=migrated).dice_seed) == 16
+        master = get_user_model().objects.get(pk=user.pk)
+        Membership.objects.filter(campaign=migrated).update(role=Membership.Role.MASTER)
+        closed = periods.period_close(campaign=migrated, master=master)
+        report = verify_archive(period_archive(closed))
+        assert report.ok and report.checked == 1
+        # Made before the commitment existed: named, so nobody reads it as proof.
+        assert report.before_commitment == (f"roll:{roll.pk}",)
+    finally:
+        Campaign.objects.filter(pk=campaign.pk).delete()
