@@ -17,7 +17,7 @@ from django.db import transaction
 from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
 from nucleo.errors import ServiceError
-from partida import demo_escenas, demo_mundo
+from partida import demo_dice, demo_escenas, demo_mundo
 from personajes.inventory import inventory_add
 from personajes.models import Character, ItemType
 from personajes.selectors import sheet_rows
@@ -239,6 +239,8 @@ class Command(BaseCommand):
         self._write_summary(campaign, characters)
         # The scenes after everything else: their posts are written by the approved characters.
         demo_escenas.load(campaign, self.stdout)
+        # Last, so the closed dice period holds every roll above (partida.demo_dice).
+        demo_dice.load(campaign, self.stdout)
 
     def _write_summary(self, campaign: Campaign, characters: list[Character]) -> None:
         """Print the campaign's day, each place's zombies, survivors and chance per cell
