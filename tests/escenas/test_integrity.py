@@ -25,6 +25,12 @@ def post_url(scene: Scene) -> str:
     return reverse("escenas:post_create", args=[scene.campaign.slug, scene.pk])
 
 
+def share_of(post: Post, user) -> bytes:
+    """The player's share mixed into a post's rolls (issue 16): its text and the seed."""
+    seed = Membership.objects.get(campaign=post.campaign_id, user=user).dice_seed
+    return PlayerShare.of(text=post.body, seed=seed).digest()
+
+
 def action_post(scene, user, char, key=None, **extra):
     data = {
         "idempotency_key": key or new_key(),
@@ -53,8 +59,7 @@ def test_action_roll_in_a_post_uses_the_sheet_and_the_generator_key(story, playe
     )
     assert roll.generator_key == [7, 1, char_a.pk, 0]
     # The post's text and the player's seed are mixed in (issue 16, the player's share).
-    seed = Membership.objects.get(campaign=story.campaign, user=player_a).dice_seed
-    share = PlayerShare.of(text=post.body, seed=seed).digest()
+    share = share_of(post, player_a)
     expected = roll_action(
         2, 30, make_rng(story.campaign.entropy_int, [7, 1, char_a.pk, 0], share=share)
     )
@@ -114,8 +119,10 @@ def test_forged_dice_and_outcome_fields_are_ignored(story, player_a, char_a):
         "roll_hidden": "on",  # a player cannot hide a roll
     }
     assert action_post(story, player_a, char_a, **forged).status_code == 302
-    roll = PostRoll.objects.get().roll
-    expected = roll_action(2, 30, make_rng(story.campaign.entropy_int, roll.generator_key))
+    link = PostRoll.objects.select_related("post", "roll").get()
+    roll = link.roll
+    share = share_of(link.post, player_a)
+    expected = roll_action(2, 30, make_rng(story.campaign.entropy_int, roll.generator_key, share))
     assert roll.dice == list(expected.dice)
     assert (roll.trait_value, roll.base_threshold, roll.effective_threshold) == (2, 30, 30)
     assert roll.generator_key == [7, 1, char_a.pk, 0]
