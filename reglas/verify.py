@@ -166,8 +166,8 @@ def kind_draws(kind: str, dice: Any) -> list[Draw]:
     """The draws of a character or post roll from its kind and stored dice: an action roll
     ``(1, 101, n)`` (its ``n`` d100 in one call, R3), an event ``(1, 101, 1)`` (R2), an
     expression one ``(1, sides + 1, count)`` per dice term, read from the term's own text
-    (``"3d6"``, R4). Raises RulesError (``dice_shape``) for an unknown kind or a term without
-    its dice. Source: RULES.md R2–R4."""
+    (``"3d6"``, R4). Raises RulesError (``dice_shape``) for a term without
+    its dice, ``roll_kind_unknown`` for another kind. Source: RULES.md R2–R4."""
     if kind == "action":
         return [(1, 101, len(flat_faces(dice)))]
     if kind == "event":
@@ -180,7 +180,7 @@ def kind_draws(kind: str, dice: Any) -> list[Draw]:
                 raise RulesError("dice_shape", "Un término de la expresión no dice sus dados.")
             draws.append((1, int(found.group(2)) + 1, int(found.group(1))))
         return draws
-    raise RulesError("dice_shape", f"Tipo de tirada desconocido: «{kind}».", kind=kind)
+    raise RulesError("roll_kind_unknown", f"Tipo de tirada desconocido: «{kind}».", kind=kind)
 
 
 @dataclass(frozen=True, slots=True)
