@@ -140,8 +140,9 @@ def roll_record[M: Model](
     """
     day = int(campaign.current_day if day is None else day)
     key = next_key(model, campaign_id=campaign.pk, day=day, purpose=purpose, subject=subject)
+    entropy = campaign.entropy_int
     rolled = roller(
-        make_rng(campaign.entropy_int, key, share=None if share is None else share.digest())
+        make_rng(entropy, key) if share is None else make_rng(entropy, key, share.digest())
     )
     if share is not None:
         fields = {**fields, "post_sha256": share.post_sha256, "seed_sha256": share.seed_sha256}
