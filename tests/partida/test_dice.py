@@ -1,3 +1,4 @@
+# ruff: noqa: F811 — the scene fixtures are imported from tests/escenas/conftest.py
 """Verifiable dice end to end (issue 16): periods, the player's share, archives, pages.
 
 Cast (tests/conftest.py, tests/escenas/conftest.py): ``master`` runs ``campaign`` (day 7, a
@@ -50,7 +51,7 @@ def test_a_new_campaign_publishes_its_first_commitment(campaign):
     assert period.opened_at <= timezone.now()
 
 
-def test_a_post_roll_mixes_in_the_players_share(story, player_a, char_a):  # noqa: F811
+def test_a_post_roll_mixes_in_the_players_share(story, player_a, char_a):
     membership = Membership.objects.get(campaign=story.campaign, user=player_a)
     spec = services.RollSpec(kind="action", character=char_a, trait="fuerza", threshold=30)
     post, roll = _post_roll(story, player_a, spec)
@@ -73,7 +74,7 @@ def _thirty_days(campaign: Campaign) -> None:
         assert advance_day(campaign).advanced
 
 
-def test_round_trip_over_a_thirty_day_period(story, master, player_a, char_a):  # noqa: F811
+def test_round_trip_over_a_thirty_day_period(story, master, player_a, char_a):
     campaign = story.campaign
     secret_before = campaign.entropy
     town = SettlementFactory(campaign=campaign, population=173, area_m2=10_000)
@@ -133,7 +134,7 @@ def test_the_master_closes_a_period_and_later_rolls_use_the_next(
     story,
     master,
     player_a,
-    char_a,  # noqa: F811
+    char_a,
 ):
     campaign = story.campaign
     with pytest.raises(ServiceError):
@@ -155,7 +156,7 @@ def test_the_master_closes_a_period_and_later_rolls_use_the_next(
 def test_secret_rolls_are_revealed_only_by_the_master_after_the_close(
     story,
     master,
-    player_a,  # noqa: F811
+    player_a,
 ):
     spec = services.RollSpec(kind="event", probability=20, reason="Emboscada", hidden=True)
     _post_roll(story, master, spec, body="Silencio.")
@@ -170,7 +171,7 @@ def test_secret_rolls_are_revealed_only_by_the_master_after_the_close(
     assert entry["reason"] == "Emboscada" and entry["secret"] is True
 
 
-def test_the_dice_pages(story, master, player_a, player_b, outsider, char_a):  # noqa: F811
+def test_the_dice_pages(story, master, player_a, player_b, outsider, char_a):
     campaign = story.campaign
     secret = campaign.entropy
     _post_roll(story, player_a, services.RollSpec(kind="expression", expression="2d6"))
