@@ -54,6 +54,7 @@ def _verificar(args: argparse.Namespace, rng: np.random.Generator) -> tuple[dict
         "commitment_ok": report.commitment_ok,
         "before_commitment": list(report.before_commitment),
         "unverifiable": list(report.unverifiable),
+        "reported": list(report.reported),
         "differences": [
             {
                 "roll": d.roll,
@@ -71,7 +72,8 @@ def _verificar(args: argparse.Namespace, rng: np.random.Generator) -> tuple[dict
     lines.append(
         "La entropía revelada coincide con el compromiso publicado."
         if report.commitment_ok
-        else "¡La entropía revelada NO coincide con el compromiso publicado!"
+        else "¡La entropía revelada NO coincide con el compromiso publicado! "
+        "Ninguna tirada del periodo queda probada."
     )
     for d in report.differences:
         lines.append(

@@ -209,10 +209,21 @@ class Verification:
     secret: int = 0
     unverifiable: tuple[str, ...] = field(default=())
 
+    checked_ids: tuple[str, ...] = field(default=())
+
     @property
     def ok(self) -> bool:
         """No roll differs and the entropy matches its commitment."""
         return self.commitment_ok and not self.differences
+
+    @property
+    def reported(self) -> tuple[str, ...]:
+        """The rolls the archive does not prove: those that differ or, when the revealed
+        entropy is not the committed one, every checked roll (a roll of few small dice may
+        still match a wrong entropy by chance, 1 in 6 for a d6; none is proven)."""
+        if not self.commitment_ok:
+            return self.checked_ids
+        return tuple(d.roll for d in self.differences)
 
 
 def _roll_share(roll: Mapping[str, Any]) -> bytes | None:
@@ -269,4 +280,5 @@ def verify_archive(archive: Mapping[str, Any]) -> Verification:
         before_commitment=tuple(early),
         secret=sum(1 for r in rolls if r.get("secret")),
         unverifiable=tuple(unverifiable),
+        checked_ids=tuple(str(r["id"]) for r in rolls),
     )

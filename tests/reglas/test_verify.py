@@ -156,8 +156,11 @@ def test_a_changed_share_reports_that_roll() -> None:
 
 def test_a_wrong_entropy_reports_every_roll() -> None:
     report = verify_archive(_archive(entropy="1" * 32))
+    # Three d100 each: a chance match is 1 in 10⁶ per roll, and these keys are fixed.
     assert [d.roll for d in report.differences] == ["roll:0", "roll:1", "roll:2"]
     assert not report.commitment_ok
+    assert report.reported == ("roll:0", "roll:1", "roll:2")
+    assert verify_archive(_archive()).reported == ()
 
 
 def test_rolls_before_the_commitment_are_named() -> None:
