@@ -252,12 +252,16 @@ class RollRequest(models.Model):
 class PostRoll(models.Model):
     """A roll of the ledger attached to the post it was made in (one post per roll).
 
-    ``hidden``: a master-only roll; players see that a hidden roll was made, not its dice.
+    ``hidden``: a master-only roll; players see that a hidden roll was made, not its dice
+    (until its dice period closes: then its dice, not its reason, ``secret_revealed`` aside).
     """
 
     post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="post_rolls")
     roll = models.OneToOneField(Roll, on_delete=models.PROTECT, related_name="post_roll")
     hidden = models.BooleanField(_("hidden from players"), default=False)
+    # Once its dice period is closed a hidden roll is verifiable by every member; what it was
+    # for (reason, character, threshold) stays hidden unless the master reveals it.
+    secret_revealed = models.BooleanField(_("reason revealed"), default=False)
     request = models.ForeignKey(
         RollRequest, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

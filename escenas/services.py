@@ -45,7 +45,9 @@ from escenas.models import (
 from escenas.rendering import render_markdown
 from escenas.tasks import notify_posts
 from mundo.access import require_master
+from mundo.periods import player_share
 from nucleo.errors import ServiceError
+from nucleo.ledger import PlayerShare
 from nucleo.locks import campaign_lock, campaign_locked, lock_row
 from nucleo.mail import outbox_withdraw
 from nucleo.text import clean_line, clean_text
@@ -144,11 +146,14 @@ def _make_roll(
     spec: RollSpec,
     author: Any,
     post_character: Character | None,
+    share: PlayerShare,
 ) -> Roll:
     """Make one roll of a post (the campaign row is already locked); a refusal's field keys
     are under ``roll.`` (``roll.trait``), as the post's request names them."""
     try:
-        return _roll_of_spec(access, spec=spec, author=author, post_character=post_character)
+        return _roll_of_spec(
+            access, spec=spec, author=author, post_character=post_character, share=share
+        )
     except ServiceError as exc:
         raise exc.nested("roll") from None
 
@@ -159,6 +164,7 @@ def _roll_of_spec(
     spec: RollSpec,
     author: Any,
     post_character: Character | None,
+    share: PlayerShare,
 ) -> Roll:
     campaign = access.scene.campaign
     if spec.hidden and not access.is_master:
@@ -176,6 +182,7 @@ def _roll_of_spec(
             threshold=spec.threshold,
             made_by=author,
             reason=spec.reason,
+            share=share,
         )
     character = spec.character or post_character
     if character is not None and (
@@ -193,6 +200,7 @@ def _roll_of_spec(
             probability=spec.probability,
             character=character,
             reason=spec.reason,
+            share=share,
         )
     if spec.kind == Roll.Kind.EXPRESSION:
         return personajes_rolls.expression_roll_create(
@@ -201,6 +209,7 @@ def _roll_of_spec(
             expression=spec.expression,
             character=character,
             reason=spec.reason,
+            share=share,
         )
     raise ServiceError({"kind": _("Unknown kind of roll.")})
 
@@ -275,10 +284,7 @@ def post_create(
         )
         if recipients:
             post.whisper_to.set(recipients)
-        links = _answer_requests(requests, post=post, author=author, now=now)
-        if roll is not None:
-            made = _make_roll(access, spec=roll, author=author, post_character=post_character)
-            links.append(PostRoll(post=post, roll=made, hidden=roll.hidden))
+        links = _post_rolls(access, post, author, roll, requests, post_character, now)
         for i, link in enumerate(links):
             link.position = i
         PostRoll.objects.bulk_create(links)
@@ -295,8 +301,36 @@ def _post_written(post: Post, *, author: Any) -> None:
     notify_posts([post.pk])
 
 
+def _post_rolls(
+    access: selectors.SceneAccess,
+    post: Post,
+    author: Any,
+    roll: RollSpec | None,
+    requests: Sequence[RollRequest],
+    post_character: Character | None,
+    now: datetime.datetime,
+) -> list[PostRoll]:
+    """The post's rolls (the requests it answers, then its own), each with the player's share
+    (not saved)."""
+    if roll is None and not requests:
+        return []
+    share = player_share(campaign_id=post.campaign_id, user=author, text=post.body)
+    links = _answer_requests(requests, post=post, author=author, now=now, share=share)
+    if roll is not None:
+        made = _make_roll(
+            access, spec=roll, author=author, post_character=post_character, share=share
+        )
+        links.append(PostRoll(post=post, roll=made, hidden=roll.hidden))
+    return links
+
+
 def _answer_requests(
-    requests: Sequence[RollRequest], *, post: Post, author: Any, now: datetime.datetime
+    requests: Sequence[RollRequest],
+    *,
+    post: Post,
+    author: Any,
+    now: datetime.datetime,
+    share: PlayerShare,
 ) -> list[PostRoll]:
     """Make the roll each request asks for (its trait, threshold and reason) and mark it
     answered by a compare-and-swap update, so a request is answered once; the post's links to
@@ -309,6 +343,7 @@ def _answer_requests(
             threshold=request.base_threshold,
             made_by=author,
             reason=request.reason,
+            share=share,
         )
         done = RollRequest.objects.filter(
             pk=request.pk, fulfilled_roll__isnull=True, cancelled_at__isnull=True

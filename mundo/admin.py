@@ -85,6 +85,7 @@ class MembershipAdmin(CampaignScopedAdmin):
     list_select_related = ["user", "campaign"]
     search_fields = ["user__username", "campaign__name"]
     autocomplete_fields = ["user", "campaign"]
+    exclude = ["dice_seed"]  # the player's own (verifiable dice): set on their profile only
 
 
 @admin.register(Invitation)

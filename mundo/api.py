@@ -28,6 +28,7 @@ from rest_framework import generics, pagination, serializers
 from mundo import access, selectors
 from mundo.models import Campaign, Grid, Membership, WeatherRecord
 from nucleo.users import AnyUser
+from reglas.verify import commitment_of
 
 # --- shared building blocks --------------------------------------------------------------------
 
@@ -141,6 +142,19 @@ class CampaignSerializer(serializers.ModelSerializer):
     role = serializers.SerializerMethodField(
         help_text=gettext_lazy("My role in it: master, player, or null (a public campaign).")
     )
+    dice_period = serializers.IntegerField(
+        source="entropy_period",
+        read_only=True,
+        help_text=gettext_lazy("Number of the open dice period (verifiable dice)."),
+    )
+    dice_commitment = serializers.SerializerMethodField(
+        help_text=gettext_lazy(
+            "SHA-256 (hex) of the open dice period's secret, published before any of its rolls."
+        )
+    )
+
+    def get_dice_commitment(self, obj: Campaign) -> str:
+        return commitment_of(obj.entropy)
 
     class Meta:
         model = Campaign
@@ -154,6 +168,8 @@ class CampaignSerializer(serializers.ModelSerializer):
             "time_zone",
             "is_public",
             "role",
+            "dice_period",
+            "dice_commitment",
         ]
         read_only_fields = fields
         extra_kwargs = {

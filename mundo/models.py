@@ -17,6 +17,8 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from mundo.period_models import EntropyPeriod as EntropyPeriod
+from mundo.period_models import new_dice_seed
 from mundo.rule_models import Arrival as Arrival
 from mundo.rule_models import RuleChange as RuleChange
 from mundo.rule_models import validate_rule_overrides, validate_rule_tables
@@ -33,7 +35,7 @@ def new_invitation_token() -> str:
 
 
 def new_entropy() -> str:
-    """A fresh 128-bit campaign secret as 32 hex digits (made once, with ``secrets``)."""
+    """A fresh 128-bit dice secret as 32 hex digits (one per period, made with ``secrets``)."""
     return secrets.token_hex(16)
 
 
@@ -86,9 +88,19 @@ class Campaign(models.Model):
         validators=[validate_rule_tables],
         help_text=_("Only the tables the master edited, whole, by name (weather, combat…)."),
     )
+    # The open dice period's secret (``mundo.periods``): public only as its commitment.
     entropy = models.CharField(
         _("secret entropy"), max_length=64, default=new_entropy, editable=False
     )
+    period_days = models.PositiveSmallIntegerField(
+        _("dice period (days)"),
+        default=30,
+        validators=[MinValueValidator(1), bounds.max_validator(3650)],
+        help_text=_("In-game days after which the dice period closes and its secret is revealed."),
+    )
+    # The open period's number and first day: the ledger and the tick read them query-free.
+    entropy_period = models.PositiveIntegerField(default=1, editable=False)
+    entropy_period_start = models.PositiveIntegerField(default=0, editable=False)
     living_characters_per_player = models.PositiveSmallIntegerField(
         _("living characters per player"),
         default=1,
@@ -167,6 +179,12 @@ class Membership(models.Model):
         verbose_name=_("user"),
     )
     role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.PLAYER)
+    dice_seed = models.CharField(
+        _("dice seed"),
+        max_length=64,
+        default=new_dice_seed,
+        help_text=_("Mixed into every roll made from your posts; only its hash is published."),
+    )
     joined_at = models.DateTimeField(_("joined"), auto_now_add=True)
 
     class Meta:

@@ -45,6 +45,7 @@ from reglas.population import AdjustedPopulation, apply_adjustments, population
 from reglas.search import roll_search
 from reglas.supplies import ShopSupplies, roll_shop_supplies
 from reglas.tables import DetectionMode
+from reglas.verify import RecordingGenerator
 
 
 def _unique_campaign_slug(name: str) -> str:
@@ -177,11 +178,19 @@ def _world_roll(
 ) -> WorldRoll:
     """Make one world roll and write it through the ledger (``nucleo.ledger.roll_record``):
     key ``[day, purpose, subject id, sequence]`` under the campaign lock the caller holds.
-    ``roller`` returns the dice, the engine's result (JSON) and its description."""
+    ``roller`` returns the dice, the engine's result (JSON) and its description; the
+    generator's calls are stored as ``draws`` (``reglas.verify.RecordingGenerator``), so the
+    roll can be verified once its dice period is revealed."""
 
     def fields(rng: np.random.Generator) -> dict[str, object]:
-        dice, result, description = roller(rng)
-        return {"dice": dice, "result": result, "description": description}
+        recording = RecordingGenerator(rng.bit_generator)
+        dice, result, description = roller(recording)
+        return {
+            "dice": dice,
+            "result": result,
+            "description": description,
+            "draws": recording.draws,
+        }
 
     return roll_record(
         WorldRoll,

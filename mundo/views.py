@@ -18,6 +18,7 @@ from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from reglas.settings import RuleSettings
 from reglas.supplies import arrival_kit
+from reglas.verify import commitment_of
 
 CURVE_DAYS = 30
 
@@ -39,6 +40,8 @@ def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "role": viewer.role,
             "statuses": selectors.settlements_with_status(campaign),
             "world": selectors.world_on(campaign, campaign.current_day),
+            # The open dice period's public commitment (issue 16): computed, no query.
+            "dice_commitment": commitment_of(campaign.entropy),
         },
     )
 

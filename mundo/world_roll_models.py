@@ -16,7 +16,9 @@ class WorldRoll(models.Model):
     R17: ``result`` holds the counts added, negative for an undo).
     ``generator_key`` = ``[day, purpose, subject id, sequence]`` of
     ``reglas.core.make_rng`` (purposes 10+; 1..3 are character and post rolls); the stored
-    ``dice`` are the record, ``result`` the engine's outcome (JSON), ``description`` its text.
+    ``dice`` are the record, ``result`` the engine's outcome (JSON), ``description`` its text;
+    ``period`` the dice period and ``commitment`` its commitment, ``draws`` the generator
+    calls that made ``dice``.
     """
 
     class Kind(models.TextChoices):
@@ -43,6 +45,11 @@ class WorldRoll(models.Model):
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
     generator_key = models.JSONField(_("generator key"), default=list)
     engine_version = models.CharField(_("engine version"), max_length=10)
+    period = models.PositiveIntegerField(_("dice period"), default=1)
+    commitment = models.CharField(_("period commitment (SHA-256)"), max_length=64, blank=True)
+    # The engine's generator calls, ``[[low, high, count], …]`` (``reglas.verify``), recorded
+    # as it rolled: a world roll's dice bounds come from the campaign's tables.
+    draws = models.JSONField(_("draws"), default=list, blank=True)
     dice = models.JSONField(_("dice"), default=list)
     result = models.JSONField(_("result"), default=dict)
     description = models.TextField(_("description"))

@@ -17,6 +17,14 @@ come from its own generator::
 
 The stored dice are the record (numpy does not promise the same stream across versions); the key
 and ``reglas.ENGINE_VERSION`` are stored beside them as a cross-check. Rows are append-only.
+
+Verifiable dice (issue 16): the entropy is the open dice period's (``Campaign.entropy``; its
+commitment is public, ``mundo.periods``) and every row stores that period's number and
+commitment (``period``, ``commitment``). A roll made from a post also mixes in the player's
+share (``PlayerShare``: the SHA-256 of the post's text and of its author's dice seed, stored
+as ``post_sha256`` and ``seed_sha256``):
+``make_rng(entropy, key, share=reglas.verify.share_digest(…))``, so every stored roll
+reproduces from its period's revealed entropy, its key and its share.
 """
 
 from __future__ import annotations
@@ -35,9 +43,30 @@ from nucleo import bulk
 from nucleo.locks import require_campaign_lock
 from reglas import ENGINE_VERSION
 from reglas.core import make_rng
+from reglas.verify import commitment_of, sha256_text, share_digest
 
 USER_SUBJECT_OFFSET = 1_000_000_000
 """Added to a user's id to make the subject of a roll made without a character."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerShare:
+    """The player's share of a roll made from a post: ``post_sha256`` the SHA-256 (hex) of the
+    post's text as stored, ``seed_sha256`` of its author's dice seed at that moment
+    (``Membership.dice_seed``). Source: issue 16 item 2; ``reglas.verify``."""
+
+    post_sha256: str
+    seed_sha256: str
+
+    @classmethod
+    def of(cls, *, text: str, seed: str) -> PlayerShare:
+        """The share of a post's ``text`` and its author's ``seed`` (both hashed as UTF-8)."""
+        return cls(sha256_text(text), sha256_text(seed))
+
+    def digest(self) -> bytes:
+        """The 32 bytes mixed into the roll's SeedSequence (``reglas.verify.share_digest``)."""
+        return share_digest(self.post_sha256, self.seed_sha256)
+
 
 type Roller = Callable[[np.random.Generator], Mapping[str, Any]]
 """Draws a roll's dice from its generator and returns the row fields they decide."""
@@ -96,23 +125,34 @@ def roll_record[M: Model](
     subject: int,
     roller: Roller,
     day: int | None = None,
+    share: PlayerShare | None = None,
     **fields: Any,
 ) -> M:
     """Make one roll and write its row: the key, its generator, ``roller``'s fields, ``fields``.
 
-    ``day`` defaults to the campaign's current day. ``roller`` gets the roll's own generator and
-    returns the fields the dice decide (``dice``, ``success``…); ``fields`` the rest (who, why).
+    ``day`` defaults to the campaign's current day; ``share`` the player's share of a roll made
+    from a post (stored as ``post_sha256``/``seed_sha256``; only ``personajes.Roll`` has them),
+    None for the rest. The row's ``period``/``commitment`` are the open dice period's.
+    ``roller`` gets the roll's own generator and returns the fields the dice decide
+    (``dice``, ``success``…); ``fields`` the rest (who, why).
     Raises ``LockOrderError`` outside ``campaign_lock``; whatever ``roller`` raises (nothing is
     written then).
     """
     day = int(campaign.current_day if day is None else day)
     key = next_key(model, campaign_id=campaign.pk, day=day, purpose=purpose, subject=subject)
-    rolled = roller(make_rng(campaign.entropy_int, key))
-    return model.objects.create(  # type: ignore[attr-defined]
+    entropy = campaign.entropy_int
+    rolled = roller(
+        make_rng(entropy, key) if share is None else make_rng(entropy, key, share.digest())
+    )
+    if share is not None:
+        fields = {**fields, "post_sha256": share.post_sha256, "seed_sha256": share.seed_sha256}
+    return model.objects.create(  # type: ignore[attr-defined,no-any-return]
         campaign=campaign,
         day=day,
         generator_key=key,
         engine_version=ENGINE_VERSION,
+        period=campaign.entropy_period,
+        commitment=commitment_of(campaign.entropy),
         **fields,
         **rolled,
     )
@@ -165,7 +205,8 @@ def rolls_record_bulk(
     every row has the same field names. Keys come from ``bulk_keys`` (one query), so they
     continue the sequences of what is stored; ``campaign``, ``day``, ``generator_key``,
     ``engine_version``, the model's ``auto_now(_add)`` columns and the defaults of fields not
-    given are filled in here.
+    given and ``period``/``commitment`` (the open dice period's) are filled in here; these rolls
+    have no player's share (the tick, the master's combat turns).
     Queries: two (keys, insert); none for no rows.
 
     The dice are the caller's, drawn from ``make_rng(entropy, key)``: a caller that drew them
@@ -190,6 +231,8 @@ def rolls_record_bulk(
         day=[int(day)] * len(rows),
         generator_key=[json.dumps(k) for k in keys],
         engine_version=[ENGINE_VERSION] * len(rows),
+        period=[campaign.entropy_period] * len(rows),
+        commitment=[commitment_of(campaign.entropy)] * len(rows),
     )
     columns.update(_as_save_would(model, columns, len(rows)))
     bulk.insert_columns(model, columns)

@@ -105,6 +105,16 @@ MESSAGES: dict[str, Promise] = {
     "roll_count_invalid": _("The number of rolls must be a non-negative whole number (%(size)s)."),
     "expression_faces_mismatch": _("The roll %(expression)s has %(expected)s dice, not %(given)s."),
     "roll_generators_mismatch": _("There are %(rolls)s rolls and %(generators)s generators."),
+    # --- verifiable dice (reglas.verify, issue 16) ---
+    "share_hash": _("«%(what)s» must be a SHA-256 in hexadecimal (64 digits)."),
+    "entropy_value": _("The entropy or the player's share is not valid."),
+    "draw_plan": _("A roll of the archive has a draw plan that cannot be replayed."),
+    "dice_shape": _("The stored dice of a roll cannot be read."),
+    "roll_kind_unknown": _("Unknown kind of roll: «%(kind)s»."),
+    "archive_format": _("This is not a Partida dice archive of a closed period (version 1)."),
+    "engine_version": _(
+        "A roll was made by engine «%(version)s», which this verifier cannot reproduce."
+    ),
     # --- character state and the day's arrays (R6–R9, R12, R13, R15) ---
     "column_shape": _("«%(name)s» must have shape (%(n)s,), not %(shape)s."),
     "column_negative": _("«%(name)s» cannot be negative."),

@@ -1,4 +1,5 @@
-"""The profile page: the user's API tokens — make one (its key is shown once), revoke one."""
+"""The profile page: the user's API tokens — make one (its key is shown once), revoke one —
+and their dice seed in each campaign (``partida.dice_views.seed`` saves it)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
+from mundo.models import Membership
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from partida import services
 from partida.models import ApiToken
+from reglas.verify import sha256_text
 
 
 class TokenForm(forms.Form):
@@ -60,7 +63,18 @@ def profile(request: HttpRequest) -> HttpResponse:
     response = render(
         request,
         "partida/profile.html",
-        {"form": form, "tokens": tokens, "new_key": new_key},
+        {
+            "form": form,
+            "tokens": tokens,
+            "new_key": new_key,
+            # Verifiable dice: my seed in each campaign (set or reset on the page).
+            "dice_seeds": [
+                (m, sha256_text(m.dice_seed))
+                for m in Membership.objects.filter(user=request.user)
+                .select_related("campaign")
+                .order_by("campaign__name")
+            ],
+        },
         status=201 if new_key else 200,
     )
     if new_key:

@@ -7,7 +7,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from partida import accounts, export_views, media, profile, views, world_controls, world_views
+from partida import accounts, dice_views, export_views, media, profile, views, world_controls, world_views
 
 urlpatterns = [
     path("salud/", views.health, name="health"),
@@ -52,6 +52,22 @@ urlpatterns = [
         "partidas/<slug:slug>/exportar/<int:pk>/descargar/",
         export_views.export_download,
         name="campaign_export_download",
+    ),
+    # Verifiable dice (partida.dice_views): periods, their archives, seeds.
+    path("dados/", dice_views.docs, name="dice_docs"),
+    path("partidas/<slug:slug>/dados/", dice_views.periods, name="dice_periods"),
+    path("partidas/<slug:slug>/dados/cerrar/", dice_views.close, name="dice_period_close"),
+    path("partidas/<slug:slug>/dados/semilla/", dice_views.seed, name="dice_seed"),
+    path("partidas/<slug:slug>/dados/<id:number>/", dice_views.period_detail, name="dice_period"),
+    path(
+        "partidas/<slug:slug>/dados/<id:number>/archivo.json",
+        dice_views.archive,
+        name="dice_archive",
+    ),
+    path(
+        "partidas/<slug:slug>/dados/secretas/<id:pk>/revelar/",
+        dice_views.reveal,
+        name="dice_reveal",
     ),
     # Accounts: django-allauth under /cuentas/ (partida.accounts). The names the project uses
     # (login, logout, signup, password_reset) are the same pages as allauth's account_* ones.

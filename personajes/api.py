@@ -467,6 +467,10 @@ class RollSerializer(serializers.ModelSerializer):
             "success",
             "generator_key",
             "engine_version",
+            "period",
+            "commitment",
+            "post_sha256",
+            "seed_sha256",
         ]
         read_only_fields = fields
         extra_kwargs = {
@@ -477,6 +481,16 @@ class RollSerializer(serializers.ModelSerializer):
             "trait_name": {"help_text": gettext_lazy("The trait's name when rolled.")},
             "dirt_sensitive": {"help_text": gettext_lazy("It took the dirt penalty (R8).")},
             "day": {"help_text": gettext_lazy("In-game day of the roll.")},
+            "period": {"help_text": gettext_lazy("Number of the dice period it was drawn in.")},
+            "commitment": {
+                "help_text": gettext_lazy("SHA-256 commitment of its dice period's secret.")
+            },
+            "post_sha256": {
+                "help_text": gettext_lazy("SHA-256 of the post's text mixed in (empty: no post).")
+            },
+            "seed_sha256": {
+                "help_text": gettext_lazy("SHA-256 of the player's dice seed mixed in.")
+            },
             "base_threshold": {
                 "help_text": gettext_lazy(
                     "Base threshold, % (0..100); null while the master has not set it."

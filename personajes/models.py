@@ -348,7 +348,9 @@ class Roll(models.Model):
     empty when the master sets it later; the dice are fixed at creation either way and
     ``effective_threshold``/``successes``/``success`` are filled when the threshold is known.
     ``generator_key`` is the ``spawn_key`` of the roll's SeedSequence (DESIGN.md), stored with
-    ``engine_version`` as a cross-check; the stored dice are the record.
+    ``engine_version`` as a cross-check; the stored dice are the record. ``period`` is the
+    number of the dice period it was drawn in; ``post_sha256``/``seed_sha256`` the player's
+    share (``reglas.verify``), empty for a roll made without a post.
     """
 
     class Kind(models.TextChoices):
@@ -388,6 +390,14 @@ class Roll(models.Model):
     success = models.BooleanField(_("success"), null=True, blank=True)
     generator_key = models.JSONField(_("generator key"))
     engine_version = models.CharField(_("engine version"), max_length=10)
+    # Verifiable dice (issue 16): the dice period whose entropy drew the roll (its number and
+    # public commitment, shown with the roll), and the
+    # player's share of a roll made from a post (empty otherwise): SHA-256 of the post's text
+    # and of the author's dice seed, mixed in as ``reglas.verify`` documents.
+    period = models.PositiveIntegerField(_("dice period"), default=1)
+    commitment = models.CharField(_("period commitment (SHA-256)"), max_length=64, blank=True)
+    post_sha256 = models.CharField(_("post text SHA-256"), max_length=64, blank=True)
+    seed_sha256 = models.CharField(_("dice seed SHA-256"), max_length=64, blank=True)
 
     class Meta:
         verbose_name = _("roll")

@@ -8,8 +8,10 @@
 One vocabulary for what a roll asks, the same in every service, form and the API (this
 docstring is its reference): ``kind``, ``character``, ``trait`` (the trait's slug),
 ``threshold`` (the base threshold, %), ``probability`` (%), ``expression``, ``reason``,
-``hidden``; errors are keyed by those names. Stored rows keep ``base_threshold`` and
-``effective_threshold`` (base − penalty, clamped) apart, since they hold both.
+``hidden``; errors are keyed by those names. A roll made from a post takes ``share``, the
+player's share mixed into its dice (``nucleo.ledger.PlayerShare``, issue 16). Stored rows
+keep ``base_threshold`` and ``effective_threshold`` (base − penalty, clamped) apart, since
+they hold both.
 
 Every roll is made under its campaign's lock and written by ``nucleo.ledger.roll_record``
 with its one key scheme ``[day, purpose, subject, sequence]``: purpose a ``RollPurpose``,
@@ -30,7 +32,7 @@ from django.utils.translation import gettext as _
 from mundo.access import is_master, require_master
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
-from nucleo.ledger import USER_SUBJECT_OFFSET, roll_record
+from nucleo.ledger import USER_SUBJECT_OFFSET, PlayerShare, roll_record
 from nucleo.locks import campaign_locked
 from nucleo.rules_errors import rules_message
 from nucleo.users import AnyUser
@@ -95,6 +97,7 @@ def roll_action_for_character(
     made_by: AnyUser,
     dirt_sensitive: bool | None = None,
     reason: str = "",
+    share: PlayerShare | None = None,
 ) -> Roll:
     """Roll ``1 + trait value`` d100 for the character now, and store every die (R3).
 
@@ -107,7 +110,8 @@ def roll_action_for_character(
     rolled now.
     The roll is written by the ledger (``nucleo.ledger.roll_record``): key ``(day,
     RollPurpose.ACTION, character id, sequence)``, counted under the campaign lock.
-    ``made_by`` must be the character's player or the campaign's master.
+    ``made_by`` must be the character's player or the campaign's master; ``share`` the player's
+    share of a roll made from a post (``nucleo.ledger.PlayerShare``).
     Raises ServiceError: no permission; the character is dead or risen; unknown trait
     (``{"trait": …}``); bad threshold (``{"threshold": …}``); reason over 200 characters.
     Source: RULES.md R3, R8, R9; DESIGN.md "Randomness and the roll ledger".
@@ -149,6 +153,7 @@ def roll_action_for_character(
         purpose=RollPurpose.ACTION,
         subject=locked.pk,
         roller=roller,
+        share=share,
         character=locked,
         made_by=made_by,
         kind=Roll.Kind.ACTION,
@@ -245,6 +250,7 @@ def event_roll_create(
     probability: int | None,
     character: Character | None = None,
     reason: str = "",
+    share: PlayerShare | None = None,
 ) -> Roll:
     """Roll one d100 for an event and store it (kind ``event``).
 
@@ -276,6 +282,7 @@ def event_roll_create(
         purpose=RollPurpose.EVENT,
         subject=roll_subject(character=character, user=made_by),
         roller=roller,
+        share=share,
         character=character,
         made_by=made_by,
         kind=Roll.Kind.EVENT,
@@ -292,6 +299,7 @@ def expression_roll_create(
     expression: str,
     character: Character | None = None,
     reason: str = "",
+    share: PlayerShare | None = None,
 ) -> Roll:
     """Roll a free dice expression (``2d6+1``, ``3d100<=40``) and store every die.
 
@@ -329,6 +337,7 @@ def expression_roll_create(
         purpose=RollPurpose.EXPRESSION,
         subject=roll_subject(character=character, user=made_by),
         roller=roller,
+        share=share,
         character=character,
         made_by=made_by,
         kind=Roll.Kind.EXPRESSION,

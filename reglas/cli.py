@@ -7,7 +7,8 @@ every subcommand: ``--json``, ``--seed N`` (default: an unseeded generator), ``-
 Subcommands here: ``tirada`` (R4), ``accion`` (R3), ``evento`` (R2), ``enfermedad`` (R10);
 the world ones (``poblacion``, ``encuentro``, ``clima``…) come from ``reglas.cli_world``, the
 odds simulators (``combate-zombis``, ``combate-humanos``, ``mordisco``, ``curar``) from
-``reglas.cli_combat``.
+``reglas.cli_combat``, ``verificar ARCHIVO`` (every roll of a closed period) from
+``reglas.cli_verify``.
 
 Protocol for subcommand modules: ``add_subcommands(subparsers, parent)`` registers parsers with
 ``parents=[parent]`` and ``set_defaults(handler=fn)``, where
@@ -266,12 +267,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--sin-tirar", action="store_true", help="sólo la probabilidad, sin tirada")
 
     # Imported here so a problem in the world commands cannot break ``import reglas.cli``.
-    from reglas import cli_combat, cli_world
+    from reglas import cli_combat, cli_verify, cli_world
 
     # Our subparsers are _Parser instances; the protocol types them as ArgumentParser.
     world_sub = cast("argparse._SubParsersAction[argparse.ArgumentParser]", sub)
     cli_world.add_subcommands(world_sub, parent)
     cli_combat.add_subcommands(world_sub, parent)
+    cli_verify.add_subcommands(world_sub, parent)
     return parser
 
 
@@ -333,4 +335,4 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         sys.stderr.write(f"error: {_one_line(str(exc))}\n")
         return 2
     sys.stdout.write(out + "\n")
-    return 0
+    return int(getattr(args, "exit_status", 0))  # verificar: 1 when a roll differs

@@ -72,15 +72,39 @@ class RollPurpose(enum.IntEnum):
     HEALTH = 22
 
 
-def make_rng(entropy: int, key: Sequence[int] = ()) -> np.random.Generator:
-    """A generator for one roll: ``SeedSequence(entropy, spawn_key=key)``.
+def entropy_words(entropy: int, share: bytes | None = None) -> np.ndarray[Any, np.dtype[np.uint32]]:
+    """The ``SeedSequence`` entropy words: ``entropy`` as numpy splits an int (32-bit words,
+    least significant first; ``[0]`` for 0), then the 8 big-endian words of ``share`` (32 bytes)
+    when given. Raises RulesError (``entropy_value``) for a negative entropy or a share that
+    is not 32 bytes. Source: issue 16 item 2."""
+    if entropy < 0 or (share is not None and len(share) != 32):
+        raise RulesError("entropy_value", "La entropía o la aportación del jugador no es válida.")
+    words = []
+    rest = int(entropy)
+    while True:
+        words.append(rest & 0xFFFFFFFF)
+        rest >>= 32
+        if rest == 0:
+            break
+    if share is not None:
+        words += [int.from_bytes(share[4 * i : 4 * i + 4], "big") for i in range(8)]
+    return np.array(words, dtype=np.uint32)
 
-    ``entropy`` is the campaign's secret (a non-negative int), ``key`` the roll's identity, e.g.
-    ``(day, purpose, subject_id, sequence)``, all non-negative ints. The same inputs always give
-    the same stream on one numpy version; the stored dice remain the record.
-    Source: DESIGN.md "Randomness and the roll ledger".
+
+def make_rng(
+    entropy: int, key: Sequence[int] = (), share: bytes | None = None
+) -> np.random.Generator:
+    """A generator for one roll: ``SeedSequence(entropy_words(entropy, share), spawn_key=key)``.
+
+    ``entropy`` is the period's secret (a non-negative int), ``key`` the roll's identity, e.g.
+    ``(day, purpose, subject_id, sequence)``, all non-negative ints; ``share`` the 32-byte
+    player's share of a roll made from a post (``reglas.verify.share_digest``), None for the
+    rest — then it is exactly ``SeedSequence(entropy, spawn_key=key)``. The same inputs always
+    give the same stream on one numpy version; the stored dice remain the record.
+    Source: DESIGN.md "Randomness and the roll ledger"; issue 16 item 2.
     """
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key)))
+    words = entropy if share is None else entropy_words(entropy, share)
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(words, spawn_key=key)))
 
 
 def column(value: ArrayLike, n: int, name: str, dtype: DTypeLike | None = None) -> NDArray[Any]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from mundo.models import Campaign, DayTick
+from mundo.periods import period_rotate_if_due
 from nucleo import bounds
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock
@@ -140,7 +141,8 @@ def _advance(
 ) -> TickResult:
     """The tick proper, inside ``advance_day``'s transaction with the campaign row locked:
     the world (R24 steps 2–3), the characters (5–6), populations (4, after the characters so
-    this tick's risen count), the ``DayTick`` row, the new day, the diary posts queued."""
+    this tick's risen count), the ``DayTick`` row, the new day, the dice period closed when it
+    is over (``mundo.periods``), the diary posts queued."""
     rules = campaign.rules
     closed = campaign.current_day
     new = closed + 1
@@ -168,6 +170,8 @@ def _advance(
     if scheduled_slot is not None:
         changes["last_scheduled_run"] = scheduled_slot
     Campaign.objects.filter(pk=campaign.pk).update(**changes)
+    # After the closed day's rolls: a dice period that is over reveals its secret now.
+    period_rotate_if_due(campaign, new_day=new)
     if outcome.characters:
         campaign_id = campaign.pk
         transaction.on_commit(lambda: create_diary_posts.delay(campaign_id, closed))

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from escenas import services
 from escenas.models import Draft, Post, PostRevision, PostRoll, RollRequest, Scene
-from nucleo.ledger import USER_SUBJECT_OFFSET
+from mundo.models import Membership
+from nucleo.ledger import USER_SUBJECT_OFFSET, PlayerShare
 from personajes.models import Roll, Trait
 from reglas.core import make_rng
 from reglas.dice import roll_action
@@ -22,6 +23,12 @@ from tests.escenas.factories import new_key
 
 def post_url(scene: Scene) -> str:
     return reverse("escenas:post_create", args=[scene.campaign.slug, scene.pk])
+
+
+def share_of(post: Post, user) -> bytes:
+    """The player's share mixed into a post's rolls (issue 16): its text and the seed."""
+    seed = Membership.objects.get(campaign=post.campaign_id, user=user).dice_seed
+    return PlayerShare.of(text=post.body, seed=seed).digest()
 
 
 def action_post(scene, user, char, key=None, **extra):
@@ -51,7 +58,11 @@ def test_action_roll_in_a_post_uses_the_sheet_and_the_generator_key(story, playe
         30,
     )
     assert roll.generator_key == [7, 1, char_a.pk, 0]
-    expected = roll_action(2, 30, make_rng(story.campaign.entropy_int, [7, 1, char_a.pk, 0]))
+    # The post's text and the player's seed are mixed in (issue 16, the player's share).
+    share = share_of(post, player_a)
+    expected = roll_action(
+        2, 30, make_rng(story.campaign.entropy_int, [7, 1, char_a.pk, 0], share=share)
+    )
     assert roll.dice == list(expected.dice)
     assert roll.success == expected.success
     assert roll.made_by == player_a
@@ -108,8 +119,10 @@ def test_forged_dice_and_outcome_fields_are_ignored(story, player_a, char_a):
         "roll_hidden": "on",  # a player cannot hide a roll
     }
     assert action_post(story, player_a, char_a, **forged).status_code == 302
-    roll = PostRoll.objects.get().roll
-    expected = roll_action(2, 30, make_rng(story.campaign.entropy_int, roll.generator_key))
+    link = PostRoll.objects.select_related("post", "roll").get()
+    roll = link.roll
+    share = share_of(link.post, player_a)
+    expected = roll_action(2, 30, make_rng(story.campaign.entropy_int, roll.generator_key, share))
     assert roll.dice == list(expected.dice)
     assert (roll.trait_value, roll.base_threshold, roll.effective_threshold) == (2, 30, 30)
     assert roll.generator_key == [7, 1, char_a.pk, 0]

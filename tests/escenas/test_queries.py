@@ -186,7 +186,8 @@ def test_posting_with_a_roll_costs_the_same_with_1_or_20_posts_in_the_scene(
     story, player_a, char_a
 ):
     """Writing is pinned too: 29 statements, 25 of them queries. In order: the campaign lock,
-    the idempotency key, the post; the roll (in a savepoint): the campaign lock again
+    the idempotency key, the post; the author's dice seed (the player's share mixed into the
+    roll, issue 16); the roll (in a savepoint): the campaign lock again
     (re-entrant), the character's lock, the trait, its value, the ledger's sequence count, the
     roll; then the post's roll link, the scene's last-post time, the draft, the read marker;
     then its e-mails, in the same transaction so none is lost (``post_notifications_queue``):

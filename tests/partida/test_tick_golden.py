@@ -242,7 +242,17 @@ def snapshot(campaign: Campaign) -> dict[str, Any]:
         ),
         "rolls": rows(
             Roll.objects.filter(campaign=campaign),
-            ("campaign_id", "post_id", "user_id", "request_id"),
+            # The dice period and player share columns came after the recording (issue 16).
+            (
+                "campaign_id",
+                "post_id",
+                "user_id",
+                "request_id",
+                "period",
+                "commitment",
+                "post_sha256",
+                "seed_sha256",
+            ),
             ("day", "generator_key", "id"),
         ),
         "weather": rows(
