@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models.signals import post_save
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -59,9 +59,7 @@ def _on_campaign_saved(
 post_save.connect(_on_campaign_saved, sender=Campaign, dispatch_uid="mundo_period_first")
 
 
-def _rotate(
-    campaign: Campaign, *, last_day: int, next_day: int, by: AbstractBaseUser | None
-) -> EntropyPeriod:
+def _rotate(campaign: Campaign, *, last_day: int, next_day: int, by: User | None) -> EntropyPeriod:
     """Close the open period (reveal its entropy; its last day ``last_day``) and open the next
     from ``next_day`` with a fresh secret; updates ``campaign`` in place. Caller holds the
     lock."""
@@ -101,7 +99,7 @@ def period_rotate_if_due(campaign: Campaign, *, new_day: int) -> EntropyPeriod |
     return _rotate(campaign, last_day=new_day - 1, next_day=new_day, by=None)
 
 
-def period_close(*, campaign: Campaign, master: AbstractBaseUser) -> EntropyPeriod:
+def period_close(*, campaign: Campaign, master: User) -> EntropyPeriod:
     """The master closes the open period now: its entropy is revealed and the next period
     (fresh secret, its commitment published now) starts on the current day; the rest of the
     day's rolls draw from it. Returns the closed period.

@@ -146,7 +146,7 @@ def roll_record[M: Model](
     )
     if share is not None:
         fields = {**fields, "post_sha256": share.post_sha256, "seed_sha256": share.seed_sha256}
-    return model.objects.create(  # type: ignore[attr-defined,no-any-return]
+    return model.objects.create(  # type: ignore[attr-defined]
         campaign=campaign,
         day=day,
         generator_key=key,

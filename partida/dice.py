@@ -13,7 +13,7 @@ import datetime
 from typing import Any
 
 import numpy as np
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 
 from escenas.models import PostRoll
@@ -123,7 +123,7 @@ def period_verify(period: EntropyPeriod) -> Verification:
         raise ServiceError(str(exc)) from None
 
 
-def secret_roll_reveal(*, link: PostRoll, master: AbstractBaseUser) -> PostRoll:
+def secret_roll_reveal(*, link: PostRoll, master: User) -> PostRoll:
     """The master reveals what a secret roll was for (in the archive and on the period page),
     once its period is closed. Raises ServiceError: not the master; not a secret roll; its
     period still open. Source: issue 16 item 4."""

@@ -7,7 +7,16 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from partida import accounts, dice_views, export_views, media, profile, views, world_controls, world_views
+from partida import (
+    accounts,
+    dice_views,
+    export_views,
+    media,
+    profile,
+    views,
+    world_controls,
+    world_views,
+)
 
 urlpatterns = [
     path("salud/", views.health, name="health"),

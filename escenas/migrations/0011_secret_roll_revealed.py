@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('escenas', '0005_notification_muted_campaigns'),
+        ('escenas', '0010_notification_followed_campaigns'),
     ]
 
     operations = [

@@ -46,7 +46,7 @@ def first_periods(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('mundo', '0006_bounds_on_days_dates_and_counts'),
+        ('mundo', '0008_rule_settings_renamed_for_the_amended_readings'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -17,8 +17,8 @@ def old_rolls_commitment(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('personajes', '0007_portrait_thumbnail'),
-        ('mundo', '0007_dice_periods'),
+        ('personajes', '0010_needs_days_without'),
+        ('mundo', '0009_dice_periods'),
     ]
 
     operations = [

@@ -238,8 +238,8 @@ def test_existing_campaigns_migrate_to_a_first_period_with_their_entropy(transac
     from django.db.migrations.executor import MigrationExecutor
 
     before = [
-        ("mundo", "0006_bounds_on_days_dates_and_counts"),
-        ("personajes", "0007_portrait_thumbnail"),
+        ("mundo", "0008_rule_settings_renamed_for_the_amended_readings"),
+        ("personajes", "0010_needs_days_without"),
     ]
     executor = MigrationExecutor(connection)
     executor.migrate(before)
