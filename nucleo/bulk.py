@@ -125,6 +125,18 @@ def _columns(model: type[models.Model], names: Sequence[str]) -> list[models.Fie
     return [model._meta.get_field(name) for name in names]  # type: ignore[misc]
 
 
+def _defaults(model: type[models.Model], named: Mapping[str, Column], n: int) -> dict[str, Column]:
+    """The model defaults of the concrete fields not named (COPY and ``INSERT … SELECT`` apply
+    only database defaults): one column of ``n`` equal values per such field."""
+    out: dict[str, Column] = {}
+    for field in model._meta.concrete_fields:
+        if field.primary_key or field.name in named or field.attname in named:
+            continue
+        if field.has_default() and not field.has_db_default():
+            out[field.name] = [field.get_default()] * n
+    return out
+
+
 def _check_lengths(columns: Mapping[str, Column]) -> int:
     lengths = {len(v) for v in columns.values()}
     if len(lengths) > 1:
@@ -240,13 +252,14 @@ def insert_columns(model: type[models.Model], columns: Mapping[str, Column]) -> 
     ``COPY … FROM STDIN`` on PostgreSQL (the fastest way in: no SQL to parse or plan, rows
     streamed in chunks of ``_COPY_CHUNK``), one ``INSERT … SELECT … json_each`` on SQLite.
 
-    Fields not named take their database default only if they have one: name every column
-    without a default (``auto_now_add`` fields included). No query when there are no rows.
-    Returns the number of rows.
+    Fields not named take their model default (``default=``, the same for every row) or their
+    database default; name every column that has neither (``auto_now_add`` fields included).
+    No query when there are no rows. Returns the number of rows.
     """
     n = _check_lengths(columns)
     if n == 0:
         return 0
+    columns = {**_defaults(model, columns, n), **columns}
     table = connection.ops.quote_name(model._meta.db_table)
     fields = _columns(model, list(columns))
     cols = ", ".join(connection.ops.quote_name(f.column) for f in fields)
