@@ -56,6 +56,11 @@ class CombatantSerializer(serializers.ModelSerializer):
                     "A zombie: its bites on its victim on consecutive turns (3 kill, R20)."
                 )
             },
+            "infected": {
+                "help_text": gettext_lazy(
+                    "Bitten in this fight: infected (R13), unless an amputation cured it."
+                )
+            },
             "amputated": {
                 "help_text": gettext_lazy("A limb was amputated after a bite in this fight (R13).")
             },

@@ -107,6 +107,10 @@ class ConditionSerializer(serializers.ModelSerializer):
                 "help_text": gettext_lazy("Consecutive days in inadequate hygiene (R7).")
             },
             "days_without_defecating": {"help_text": gettext_lazy("Consecutive days (R7).")},
+            "dirty": {
+                "help_text": gettext_lazy("Dirty: dirt-sensitive rolls take the penalty (R8).")
+            },
+            "extra_dirt": {"help_text": gettext_lazy("Extra dirt (R8).")},
             "disease_day": {"help_text": gettext_lazy("Day x of the disease; 0 = healthy (R12).")},
             "disease_duration": {"help_text": gettext_lazy("Length of the disease, days (R12).")},
             "disease_days_treated": {
