@@ -92,12 +92,19 @@ def _celery_tasks_in_process(request):
     (e-mails, diary posts) must not depend on a worker being there. Only the tests marked
     ``redis`` talk to a real worker and keep the real broker.
     """
-    if not request.config.pluginmanager.hasplugin("django") or request.node.get_closest_marker(
-        "redis"
-    ):
+    if not request.config.pluginmanager.hasplugin("django"):
         yield
         return
     from partida.celery import app
+
+    if request.node.get_closest_marker("redis"):
+        # A real worker's test: tasks must go to the broker even if an earlier test left the
+        # app eager (seen in full PostgreSQL runs: the task then ran in the test process).
+        before = (app.conf.task_always_eager, app.conf.task_eager_propagates)
+        app.conf.update(task_always_eager=False)
+        yield
+        app.conf.update(task_always_eager=before[0], task_eager_propagates=before[1])
+        return
 
     # Read the app's configuration before overriding the setting: Celery loads it from the
     # settings on first access, and must not take the override as its own default.

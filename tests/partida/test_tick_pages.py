@@ -96,7 +96,9 @@ def _queue_large_tick(client, campaign, settings, monkeypatch):
     from partida import tasks, world_views
 
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    monkeypatch.setitem(tasks.advance_campaign_day.app.conf, "task_always_eager", False)
+    # No monkeypatch here: its undo may run after the autouse eager fixture's restore and
+    # leave the app eager for later tests; that fixture restores the app's value itself.
+    tasks.advance_campaign_day.app.conf.update(task_always_eager=False)
     monkeypatch.setattr(world_views, "LARGE_CAMPAIGN", -1)
     queued = []
     monkeypatch.setattr(
