@@ -309,11 +309,13 @@ def sql_by_hand(campaign: Campaign) -> None:
             "sleep_needed_h, hygiene_ok, hunger_days, thirst_days, fatigue_days, unhygienic_days, "
             "dirty, extra_dirt, disease_day, disease_duration, infection_day, infection_duration, "
             "penalty_total, penalty_breakdown, disease_p, disease_breakdown, disease_die, "
-            "fell_ill, status, death_cause) "
+            "fell_ill, status, death_cause, days_without_food, days_without_water, "
+            "days_without_sleep) "
             "SELECT id, 99, %s, 'despejado', 3.0, 2000.0, 2000.0, 2.0, 2.0, 8.0, 6.0, "
             "dirty, hunger_days, thirst_days, fatigue_days, unhygienic_days, dirty, extra_dirt, "
             "disease_day, disease_duration, infection_day, infection_duration, 10 * hunger_days, "
-            "'[]', 2, '[]', 50, extra_dirt, 'alive', '' "
+            "'[]', 2, '[]', 50, extra_dirt, 'alive', '', days_without_food, days_without_water, "
+            "days_without_sleep "
             "FROM personajes_character WHERE campaign_id = %s",
             [datetime.date(2026, 11, 8), campaign.pk],
         )
