@@ -107,9 +107,10 @@ def _queued_state(task_id: str, since: int) -> dict[str, Any]:
     the reason the task raised), ``stalled`` (nobody started it in time) or ``pending``."""
     from celery.result import AsyncResult
 
-    state = AsyncResult(task_id).state if task_id else "PENDING"
-    if state == "FAILURE":
-        reason = AsyncResult(task_id).result
+    result = AsyncResult(task_id) if task_id else None
+    state = result.state if result is not None else "PENDING"
+    if result is not None and state == "FAILURE":
+        reason = result.result
         return {"failed": True, "reason": str(reason) or type(reason).__name__}
     if state == "PENDING" and time.time() - since > GIVE_UP_AFTER_S:
         return {"stalled": True, "waited": GIVE_UP_AFTER_S}
