@@ -103,6 +103,11 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     offtopic = campaign.scenes.get(kind="offtopic")
     page.goto(live_server.url + offtopic.get_absolute_url())
     page.fill("#id_body", "¡Hola! Nora acaba de llegar al polideportivo.")
+    # Leaving the field autosaves the draft (htmx, on change): let that answer first, as a
+    # reader's pause would, so the send is not a second request racing it (SQLite's test
+    # database is one connection shared by the live server's threads).
+    with page.expect_response(lambda r: "/borrador/" in r.url):
+        page.locator("#id_body").blur()
     page.get_by_role("button", name="Enviar", exact=True).click()
     page.wait_for_selector("#posts .post:has-text('Nora acaba de llegar')")
 
