@@ -195,3 +195,31 @@ def test_the_api_posts_as_an_npc_by_id(story, master, player_a):
         HTTP_IDEMPOTENCY_KEY="npc-key-0002",
     )
     assert bad.status_code == 400 and list(bad.json()) == ["npc"]
+
+
+def _page_queries(client, url) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+def test_portraits_cost_no_query_on_the_scene_page(story, master, player_a, player_b, char_a):
+    """The portraits come with the posts' rows (character and NPC select_related): a page of
+    posts with portraits costs what the same page without them does."""
+    npc = npcs.npc_save(campaign=story.campaign, master=master, name="Remedios")
+    for i in range(3):
+        say(story, player_a, voice="character", character=char_a, body=f"Hola {i}.")
+        say(story, master, voice="npc", npc=npc, body=f"Buenas {i}.")
+    client = client_for(player_b)
+    client.get(story.get_absolute_url())  # the read marker
+    without = _page_queries(client, story.get_absolute_url())
+    portrait_assign(char_a, png("olive"))
+    char_a.save()
+    npcs.npc_save(campaign=story.campaign, master=master, npc=npc, name="Remedios", portrait=png())
+    client.get(story.get_absolute_url())
+    page = client.get(story.get_absolute_url()).content.decode()
+    assert page.count('<img class="post-portrait"') == 6
+    assert _page_queries(client, story.get_absolute_url()) == without

@@ -9,6 +9,8 @@ Source: RULES.md R2–R4 (rolls), DESIGN.md (idempotency).
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from escenas import services
@@ -164,3 +166,35 @@ def test_a_draft_keeps_the_further_slots(story, player_a, char_a):
     assert draft.data["rolls_2_expression"] == "1d6+2"
     page = client.get(story.get_absolute_url()).content.decode()
     assert 'value="1d6+2"' in page
+
+
+def _statements_of_a_post_with(scene, author, character, n: int) -> list[str]:
+    """The SQL of one post with ``n`` action rolls, through the service."""
+    spec = services.RollSpec(kind="action", character=character, trait="fuerza", threshold=30)
+    with CaptureQueriesContext(connection) as ctx:
+        services.post_create(
+            access=access_for(scene, author),
+            author=author,
+            idempotency_key=new_key(),
+            body="Fuerzo la persiana.",
+            voice="character",
+            character=character,
+            rolls=[spec] * n,
+        )
+    return [q["sql"] for q in ctx.captured_queries]
+
+
+ROLL_STATEMENTS = 8
+"""What each further action roll of a post costs: its savepoint and release (2), the campaign
+lock again (re-entrant), the character's lock, the trait, its value, the ledger's sequence
+count and the roll's insert (6 queries). The player's share, the links (one bulk insert) and
+the rest of the post are paid once (``test_queries.py`` pins the post with one roll)."""
+
+
+def test_each_further_roll_costs_a_fixed_number_of_statements(story, player_a, char_a):
+    _statements_of_a_post_with(story, player_a, char_a, 1)  # warm-up: the read marker
+    one, two, three = (_statements_of_a_post_with(story, player_a, char_a, n) for n in (1, 2, 3))
+    assert len(two) - len(one) == ROLL_STATEMENTS, "\n".join(two)
+    assert len(three) - len(two) == ROLL_STATEMENTS, "\n".join(three)
+    queries = [sql for sql in three if "SAVEPOINT" not in sql]
+    assert len(queries) - len([s for s in one if "SAVEPOINT" not in s]) == 2 * 6
