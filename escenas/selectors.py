@@ -75,14 +75,14 @@ FEED_ITEMS = 30
 def scene_posts(scene: Scene, viewer: CharacterViewer) -> QuerySet[Post]:
     """The posts of ``scene`` that ``viewer`` may see, oldest first.
 
-    select_related: character, author, deleted_by; prefetch_related: the post's rolls (with the
-    roll, its character and trait, and the request), whisper recipients; annotates
+    select_related: character, author, deleted_by, npc; prefetch_related: the post's rolls
+    (with the roll, its character and trait, and the request), whisper recipients; annotates
     ``revision_count``. A constant number of queries whatever the number of posts.
     """
     return (
         Post.objects.filter(scene=scene)
         .filter(posts_visible_q(viewer))
-        .select_related("character", "author", "deleted_by", "campaign")
+        .select_related("character", "author", "deleted_by", "campaign", "npc")
         .prefetch_related(*post_prefetches())
         .annotate(revision_count=revision_count(), **reply_annotations())
         .order_by("id")

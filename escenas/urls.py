@@ -1,7 +1,7 @@
 from django.urls import path
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from escenas import combat_views, feeds, master_views, search_views, views, writing_views
+from escenas import combat_views, feeds, master_views, npc_views, search_views, views, writing_views
 
 app_name = "escenas"
 
@@ -9,7 +9,19 @@ campaign = "partidas/<slug:slug>/"
 scene = campaign + "escenas/<id:pk>/"
 fight = campaign + "combates/<id:pk>/"
 
+npc = campaign + "pnj/<id:pk>/"
+
 urlpatterns = [
+    path(campaign + "pnj/", npc_views.npc_list, name="npcs"),
+    path(npc, npc_views.npc_list, name="npc_edit"),
+    path(npc + "retrato/", npc_views.npc_portrait, name="npc_portrait"),
+    path(npc + "retrato/mini/", npc_views.npc_portrait, {"thumb": True}, name="npc_portrait_thumb"),
+    path(
+        npc + "retrato/mini/2x/",
+        npc_views.npc_portrait,
+        {"thumb": "2x"},
+        name="npc_portrait_thumb_2x",
+    ),
     path(campaign + "escenas/", views.scene_list, name="scene_list"),
     path(campaign + "escenas/nueva/", master_views.scene_create, name="scene_create"),
     path(scene, views.scene_detail, name="scene"),

@@ -31,6 +31,7 @@ from escenas import (
     forms,
     joining,
     notifications,
+    npcs,
     scene_pages,
     scenes,
     selectors,
@@ -90,6 +91,7 @@ def _post_form(
         traits=traits,
         requests=own_requests,
         whisper_candidates=selectors.whisper_candidates(access),
+        npcs=list(npcs.campaign_npcs(access.scene.campaign_id)) if access.is_master else (),
         initial=initial,
     )
     form.stash_restored = bool(kept)  # type: ignore[attr-defined]
@@ -305,7 +307,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                     amputation=amputation,
                 )
         except ServiceError as exc:
-            add_service_errors(form, exc)
+            add_service_errors(form, exc, form.error_fields)
         else:
             if is_htmx(request):
                 fresh = _post_form(request, access)

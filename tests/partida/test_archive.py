@@ -87,7 +87,9 @@ def test_the_demo_round_trips_row_for_row_and_file_for_file(demo):
     assert {u["username"] for u in before["users"]} >= {"master", "ana", "bruno", "carla"}
     assert "password" not in before["users"][0]
     # Lucía's portrait (set above) and the thumbnails and portraits the demo drew.
-    stored = Character.objects.filter(campaign=demo).values_list("portrait", "portrait_thumb")
+    stored = Character.objects.filter(campaign=demo).values_list(
+        "portrait", "portrait_thumb", "portrait_thumb_2x"
+    )
     assert set(files_of(data)) == {f"media/{name}" for pair in stored for name in pair if name}
     assert f"media/{Character.objects.get(name='Lucía Ferrer').portrait.name}" in files_of(data)
 
@@ -99,7 +101,7 @@ def test_the_demo_round_trips_row_for_row_and_file_for_file(demo):
 
     again, after = exported(result.campaign)
     portrait = before["models"]["personajes.character"]
-    fields = ("portrait", "portrait_thumb")
+    fields = ("portrait", "portrait_thumb", "portrait_thumb_2x")
     old_names = [r[f] for r in portrait for f in fields if r[f]]
     new_names = [r[f] for r in after["models"]["personajes.character"] for f in fields if r[f]]
     names = dict(zip(old_names, new_names, strict=True))

@@ -207,7 +207,13 @@ def test_demo_scenes_have_the_play_loop(mailoutbox):
         for p in story.posts.exclude(idempotency_key__startswith="combate:")
         for pr in p.post_rolls.select_related("roll")
     )
-    assert kinds == ["action", "action", "event", "expression"]
+    # … and Tomás's post with two rolls (issue 15): an action roll and a dice expression.
+    assert kinds == ["action", "action", "action", "event", "expression", "expression"]
+    two = story.posts.get(idempotency_key="demo-escena-07")
+    assert [pr.roll.kind for pr in two.post_rolls.order_by("position")] == ["action", "expression"]
+    # Doña Remedios, the master's NPC, speaks with her portrait.
+    remedios = story.posts.get(idempotency_key="demo-escena-08")
+    assert remedios.voice == "npc" and remedios.npc.portrait_thumb_2x
     assert story.posts.filter(is_whisper=True).count() == 1
     assert story.posts.exclude(note_to_master="").count() == 1
     assert RollRequest.objects.filter(scene=story, fulfilled_roll__isnull=True).count() == 1
@@ -227,13 +233,30 @@ def test_demo_scenes_have_the_play_loop(mailoutbox):
 
 @pytest.mark.django_db
 def test_loading_the_demo_twice_duplicates_no_post_or_roll():
-    from escenas.models import Combat, Combatant, Declaration, Post, RollRequest, Scene
+    from escenas.models import (
+        Combat,
+        Combatant,
+        Declaration,
+        NonPlayerCharacter,
+        Post,
+        RollRequest,
+        Scene,
+    )
     from personajes.models import Roll
 
     def counts():
         return tuple(
             m.objects.count()
-            for m in (Post, Roll, RollRequest, Scene, Combat, Combatant, Declaration)
+            for m in (
+                Post,
+                Roll,
+                RollRequest,
+                Scene,
+                Combat,
+                Combatant,
+                Declaration,
+                NonPlayerCharacter,
+            )
         )
 
     load_demo()
