@@ -13,7 +13,6 @@ Source: RULES.md R2–R4 (rolls in posts), R25 (diaries); DESIGN.md (idempotency
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -61,23 +60,16 @@ def scene_access_for_api(pk: int | str, user: Any) -> SceneAccess:
 
 def as_drf(exc: DjangoValidationError, fields: dict[str, str]) -> DrfValidationError:
     """A service's ServiceError as a DRF 400 whose keys are the request's own field names
-    (``fields`` maps the service's names to them; dotted paths nest: ``roll.threshold``, and a
-    number is a list's index: ``rolls.1.expression``)."""
+    (``fields`` maps the service's names to them; dotted paths nest: ``roll.threshold``, and
+    ``rolls.1.expression`` is ``{"rolls": {"1": {"expression": […]}}}``, as DRF reports a
+    list's items)."""
     detail: dict[str, Any] = {}
     if hasattr(exc, "error_dict"):
         for name, problems in exc.message_dict.items():
             path = fields.get(name, "non_field_errors" if name == "__all__" else name).split(".")
-            target: Any = detail
-            for part, after in pairwise(path):
-                # A number is a list's index (``rolls.1.expression``): DRF's own shape for the
-                # errors of a list, ``{"rolls": [{}, {"expression": [...]}]}``.
-                empty: Any = [] if after.isdigit() else {}
-                if part.isdigit():
-                    target.extend({} for _skip in range(int(part) + 1 - len(target)))
-                    target[int(part)] = target[int(part)] or empty
-                    target = target[int(part)]
-                else:
-                    target = target.setdefault(part, empty)
+            target = detail
+            for part in path[:-1]:  # an index too: DRF's own shape, {"rolls": {"1": {…}}}
+                target = target.setdefault(part, {})
             target.setdefault(path[-1], []).extend(problems)
     else:
         detail["non_field_errors"] = exc.messages
@@ -429,11 +421,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
         if found is None:
             message: Any = [_("That character is not in this scene.")]
             for part in reversed(path):
-                message = (
-                    [*({} for _skip in range(part)), message]
-                    if isinstance(part, int)
-                    else {part: message}
-                )
+                message = {str(part): message}
             raise DrfValidationError(message)
         return found
 
