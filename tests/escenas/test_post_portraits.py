@@ -221,7 +221,6 @@ def test_portraits_cost_no_query_on_the_scene_page(story, master, player_a, play
         say(story, master, voice="npc", npc=npc, body=f"Buenas {i}.")
     client = client_for(player_b)
     client.get(story.get_absolute_url())  # the read marker
-    client.get(story.get_absolute_url())  # the fragments as read (no longer new), as below
     without = _page_queries(client, story.get_absolute_url())
     portrait_assign(char_a, png("olive"))
     char_a.save()
