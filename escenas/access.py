@@ -27,7 +27,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 
 from escenas.models import NotificationPreference, Post, PostRevision, PostRoll, RollRequest, Scene
@@ -334,6 +344,17 @@ def post_prefetches() -> tuple[Prefetch, Prefetch]:
     )
 
 
+def reply_annotations() -> dict[str, F]:
+    """What a post's reply line reads of the post it answers (``reply_speaker``,
+    ``reply_whisper``, ``reply_deleted_at``): one LEFT JOIN in the posts' own query, none of
+    the answered post's text. ``escenas.selectors.post_view`` decides who sees the line."""
+    return {
+        "reply_speaker": F("reply_to__speaker_name"),
+        "reply_whisper": F("reply_to__is_whisper"),
+        "reply_deleted_at": F("reply_to__deleted_at"),
+    }
+
+
 def revision_count() -> Coalesce:
     # A correlated subquery, not Count() over a join: a join would GROUP BY every column of
     # the post (its whole text) on every page.
@@ -361,7 +382,7 @@ def campaign_posts(campaign: Campaign) -> QuerySet[Post]:
         Post.objects.filter(campaign=campaign)
         .select_related("character", "author", "scene", "campaign", "deleted_by")
         .prefetch_related(*post_prefetches())
-        .annotate(revision_count=revision_count())
+        .annotate(revision_count=revision_count(), **reply_annotations())
     )
 
 

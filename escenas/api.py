@@ -261,6 +261,21 @@ class PostSerializer(serializers.Serializer):
     rolls = PostRollSerializer(
         many=True, read_only=True, help_text=gettext_lazy("Its rolls, in order.")
     )
+    reply_to = serializers.IntegerField(
+        source="reply.post_id",
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy(
+            "Id of the post it answers, or null (also when I may not be told which: a whisper "
+            "or a deleted post)."
+        ),
+    )
+    reply_to_speaker = serializers.CharField(
+        source="reply.speaker_name",
+        read_only=True,
+        allow_null=True,
+        help_text=gettext_lazy("The name shown on the post it answers, or null."),
+    )
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_author(self, view: selectors.PostView) -> str | None:
@@ -359,6 +374,16 @@ class PostCreateSerializer(StrictSerializer):
         help_text=gettext_lazy(
             "Ids of my pending roll requests in this scene (``/roll-requests/``) to answer "
             "with this post: each is rolled now with the request's trait, threshold and reason."
+        ),
+    )
+    reply_to = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=bounds.ID_MAX,
+        help_text=gettext_lazy(
+            "Id of the post this one answers: a post of the same scene that I may see (else "
+            "400 under reply_to). Quote it in ``body`` with ``> …`` if you like."
         ),
     )
     idempotency_key = serializers.RegexField(
@@ -472,6 +497,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
                 whisper=data.get("whisper", False),
                 whisper_to=self._users(data.get("whisper_to", [])),
                 fulfil=data.get("fulfil", []),
+                reply_to=data.get("reply_to"),
             )
         except DjangoValidationError as exc:
             raise as_drf(exc, {"voice": "as"} if "as" in request.data else {}) from None

@@ -16,7 +16,7 @@ from escenas.access import SceneAccess
 from escenas.models import BODY_MAX_CHARS, NOTE_MAX_CHARS, NotificationPreference, Post, Scene
 from escenas.search import SearchFilters
 from escenas.services import RollSpec
-from nucleo.bounds import DAY_MAX
+from nucleo.bounds import DAY_MAX, ID_MAX
 from nucleo.text import CleanCharField
 from personajes.models import Character, Roll, Trait
 
@@ -49,7 +49,10 @@ class PostForm(forms.Form):
         required=False,
         max_length=BODY_MAX_CHARS,
         widget=forms.Textarea(attrs={"rows": 8}),
-        help_text=_("Markdown: **bold**, *italics*, > quote, - list, [link](https://…)."),
+        help_text=_(
+            "Markdown: **bold**, *italics*, > quote, - list, [link](https://…), @name to "
+            "mention, a spoiler between the lines ::: spoiler and :::."
+        ),
     )
     note_to_master = CleanCharField(
         multiline=True,
@@ -108,6 +111,9 @@ class PostForm(forms.Form):
         label=_("Hidden roll (only the master sees the dice)"), required=False
     )
     fulfil = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)
+    reply_to = forms.IntegerField(
+        required=False, min_value=1, max_value=ID_MAX, widget=forms.HiddenInput
+    )
 
     def __init__(
         self,
@@ -206,6 +212,7 @@ class PostForm(forms.Form):
             "whisper_to": [self.whisper_users[k] for k in data.get("whisper_to") or []],
             "roll": self.roll_spec(),
             "fulfil": [int(x) for x in data.get("fulfil") or []],
+            "reply_to": data.get("reply_to"),
         }
 
 
@@ -217,7 +224,8 @@ class PostEditForm(forms.Form):
         label=_("Text"),
         required=False,
         max_length=BODY_MAX_CHARS,
-        widget=forms.Textarea(attrs={"rows": 10}),
+        widget=forms.Textarea(attrs={"rows": 10, "class": "post-body"}),
+        help_text=PostForm.base_fields["body"].help_text,
     )
     note_to_master = CleanCharField(
         multiline=True,

@@ -119,7 +119,9 @@ class Post(models.Model):
     with the same key returns the same post and makes no second roll. ``speaker_name`` is the
     name shown (character, NPC, player or narrator) as it was when posted. ``day`` is the
     in-game day of posting. Deleted posts keep their rows and rolls (the master still sees
-    them). ``edited_after_roll``: the post had rolls when it was edited.
+    them). ``edited_after_roll``: the post had rolls when it was edited. ``reply_to``: the post
+    it answers (same scene); ``mentions``: the members its text names with ``@``
+    (``escenas.mentions``), told about it when they may read it.
     """
 
     class Voice(models.TextChoices):
@@ -151,6 +153,22 @@ class Post(models.Model):
     is_whisper = models.BooleanField(_("whisper"), default=False)
     whisper_to = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="whispers_received"
+    )
+    reply_to = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="replies",
+        verbose_name=_("in reply to"),
+        help_text=_("A post of the same scene that its author could see when replying."),
+    )
+    mentions = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="post_mentions",
+        verbose_name=_("mentioned members"),
+        help_text=_("Members named with @ in the text (each is told if they may read the post)."),
     )
     day = models.PositiveIntegerField(_("in-game day"), default=0)
     idempotency_key = models.CharField(max_length=64)

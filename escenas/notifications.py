@@ -140,9 +140,10 @@ def _absolute(path: str) -> str:
 
 def post_recipients(post: Post) -> list[tuple[Any, selectors.PostView]]:
     """Who is told about a new post and what each may see of it: the scene's participants (see
-    ``selectors.scene_participant_users``) other than the author, with an e-mail address, for
-    whom ``post_visible_to`` holds — each with the ``PostView`` they would see on the page.
-    Ignores notification settings. A constant number of queries (see ``_recipients_by_post``).
+    ``selectors.scene_participant_users``) and the members its text mentions (``Post.mentions``)
+    other than the author, with an e-mail address, for whom ``post_visible_to`` holds — each
+    with the ``PostView`` they would see on the page. Ignores notification settings. A
+    constant number of queries (see ``_recipients_by_post``).
     """
     return _recipients_by_post([post])[post.pk]
 
@@ -150,13 +151,13 @@ def post_recipients(post: Post) -> list[tuple[Any, selectors.PostView]]:
 def _recipients_by_post(
     posts: Sequence[Post], scene_modes: dict[tuple[int, int], str] | None = None
 ) -> dict[int, list[tuple[Any, selectors.PostView]]]:
-    """``post_recipients`` of many posts at once, keyed by post id: the scene's participants
-    and the members who follow the scene (``scene_modes``, see ``scene_modes_of``; loaded
-    when not given). Three queries whatever the number of posts (the campaigns' members with
-    their users and reader settings, their characters, the scenes' follows when not given);
-    the posts come from ``_posts_for_mail`` (scene, campaign, participants and whisper
-    recipients loaded). The permission check is the page's: ``scene_access`` and
-    ``post_visible_to``."""
+    """``post_recipients`` of many posts at once, keyed by post id: the scene's participants,
+    the members mentioned (``_told_about``) and the members who follow the scene
+    (``scene_modes``, see ``scene_modes_of``; loaded when not given). Three queries whatever
+    the number of posts (the campaigns' members with their users and reader settings, their
+    characters, the scenes' follows when not given); the posts come from ``_posts_for_mail``
+    (scene, campaign, participants, whisper recipients and mentions loaded). The permission
+    check is the page's: ``scene_access`` and ``post_visible_to``."""
     memberships = selectors.campaign_memberships({p.scene.campaign_id for p in posts})
     viewers = selectors.member_viewers(memberships)
     if scene_modes is None:
@@ -166,7 +167,7 @@ def _recipients_by_post(
         scene = post.scene
         recipients = out[post.pk] = []
         members = memberships[scene.campaign_id]
-        users = selectors.scene_participant_users(scene, members)
+        users = _told_about(post, members)
         told = {u.pk for u in users}
         users += [
             m.user
@@ -176,17 +177,28 @@ def _recipients_by_post(
         for user in users:
             if user.pk == post.author_id or not user.is_active or not user.email:
                 continue
-            viewer = viewers[(scene.campaign_id, user.pk)]
+            viewer = viewers.get((scene.campaign_id, user.pk))
+            if viewer is None:
+                continue
             access = selectors.scene_access(scene, viewer)
             if selectors.post_visible_to(post, viewer, access):
                 recipients.append((user, selectors.post_view(post, viewer)))
     return out
 
 
+def _told_about(post: Post, memberships: Sequence[Membership]) -> list[Any]:
+    """The scene's participant users, then the members the post mentions who are not among
+    them (a mention of a former member tells nobody). No query (mentions prefetched)."""
+    users = selectors.scene_participant_users(post.scene, memberships)
+    seen = {u.pk for u in users}
+    members = {m.user_id for m in memberships}
+    return users + [u for u in post.mentions.all() if u.pk not in seen and u.pk in members]
+
+
 def _posts_for_mail(post_ids: Iterable[int]) -> list[Post]:
     """The posts with what the recipients and the e-mails read, in a constant number of
     queries: posts with scene, campaign and diary character (1), whisper recipients (1), scene
-    participants (1), rolls with their roll and character (1)."""
+    participants (1), rolls with their roll and character (1), mentioned members (1)."""
     return list(
         Post.objects.filter(pk__in=list(post_ids))
         .select_related(
@@ -195,6 +207,10 @@ def _posts_for_mail(post_ids: Iterable[int]) -> list[Post]:
         .prefetch_related(
             Prefetch("whisper_to", queryset=get_user_model().objects.order_by("username")),
             "scene__participants",
+            # With their reader settings: each e-mail is in its reader's language.
+            Prefetch(
+                "mentions", queryset=get_user_model().objects.select_related("reader_settings")
+            ),
             Prefetch(
                 "post_rolls",
                 queryset=PostRoll.objects.select_related("roll", "roll__character").order_by(

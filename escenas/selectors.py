@@ -34,6 +34,7 @@ from escenas.access import (
     SceneAccess,
     post_prefetches,
     posts_visible_q,
+    reply_annotations,
     revision_count,
     scenes_readable_q,
 )
@@ -83,7 +84,7 @@ def scene_posts(scene: Scene, viewer: CharacterViewer) -> QuerySet[Post]:
         .filter(posts_visible_q(viewer))
         .select_related("character", "author", "deleted_by", "campaign")
         .prefetch_related(*post_prefetches())
-        .annotate(revision_count=revision_count())
+        .annotate(revision_count=revision_count(), **reply_annotations())
         .order_by("id")
     )
 
@@ -117,12 +118,40 @@ class RollView:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplyView:
+    """The post a post answers, as its reply line names it: its id (the link) and speaker."""
+
+    post_id: int
+    speaker_name: str
+
+
+def reply_view(post: Post, *, is_master: bool, is_author: bool) -> ReplyView | None:
+    """The reply line of ``post`` for a viewer, or None (no reply, or not to be shown).
+
+    The line depends only on what the post's cached fragment is keyed by
+    (``escenas.fragments``: the viewer's rights class, and ``updated_at``, which a deletion
+    of the answered post bumps): the master always sees it; the reply's author too (they saw
+    the answered post when replying) unless it was deleted since; anyone else only when the
+    answered post is neither deleted nor a whisper (whose readers differ from reader to
+    reader). Reads the ``reply_annotations`` of ``scene_posts``/``campaign_posts``.
+    """
+    speaker = getattr(post, "reply_speaker", None)
+    if not post.reply_to_id or speaker is None:
+        return None
+    deleted = getattr(post, "reply_deleted_at", None) is not None
+    whisper = bool(getattr(post, "reply_whisper", False))
+    if is_master or (not deleted and (is_author or not whisper)):
+        return ReplyView(post_id=post.reply_to_id, speaker_name=speaker)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class PostView:
     """A post as one viewer sees it (the same object feeds the page, the feed and e-mails).
 
     ``note_html`` is empty unless the viewer may read the note; ``whisper_names`` only for
     whispers; ``is_new`` after the viewer's last read post; ``deleted`` is only ever True for
-    the master.
+    the master; ``reply`` the post it answers, when the viewer may be told (``reply_view``).
     """
 
     post: Post
@@ -133,6 +162,7 @@ class PostView:
     can_edit: bool
     can_delete: bool
     can_see_revisions: bool
+    reply: ReplyView | None = None
 
     @property
     def deleted(self) -> bool:
@@ -174,6 +204,7 @@ def post_view(post: Post, viewer: CharacterViewer, *, last_read: int | None = No
         can_edit=is_author and post.deleted_at is None,
         can_delete=(is_author or master) and post.deleted_at is None,
         can_see_revisions=master,
+        reply=reply_view(post, is_master=master, is_author=is_author),
     )
 
 

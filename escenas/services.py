@@ -31,6 +31,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from escenas import notifications, selectors
+from escenas.access import posts_visible_q
+from escenas.mentions import render_with_mentions
 from escenas.models import (
     BODY_MAX_CHARS,
     NOTE_MAX_CHARS,
@@ -40,9 +42,12 @@ from escenas.models import (
     PostRoll,
     RollRequest,
     Scene,
-    SceneRead,
 )
+from escenas.reads import mark_read
+from escenas.reads import scene_mark_read as scene_mark_read  # the pages call it here
 from escenas.rendering import render_markdown
+from escenas.roll_requests import roll_request_cancel as roll_request_cancel  # re-exported
+from escenas.roll_requests import roll_request_create as roll_request_create  # re-exported
 from escenas.tasks import notify_posts
 from mundo.access import require_master
 from mundo.periods import player_share
@@ -52,7 +57,7 @@ from nucleo.locks import campaign_lock, campaign_locked, lock_row
 from nucleo.mail import outbox_withdraw
 from nucleo.text import clean_line, clean_text
 from personajes import rolls as personajes_rolls
-from personajes.models import Character, Roll, Trait
+from personajes.models import Character, Roll
 
 KEY_PATTERN = re.compile(r"[A-Za-z0-9_.-]{8,64}")
 """A client's idempotency key: 8–64 characters of letters, digits and ``_.-`` (a uuid4 hex
@@ -228,6 +233,7 @@ def post_create(
     whisper_to: Sequence[Any] = (),
     roll: RollSpec | None = None,
     fulfil: Sequence[int] = (),
+    reply_to: int | None = None,
 ) -> tuple[Post, bool]:
     """Write a post in the scene of ``access`` (``escenas.access.access_scene`` for ``author``),
     making its rolls on the server now.
@@ -237,6 +243,8 @@ def post_create(
     and the master see it (a whisper to nobody is for the master's eyes only);
     ``roll`` one roll to make; ``fulfil`` ids of pending roll requests of the author's
     characters in this scene, each made now with the request's trait, threshold and reason.
+    ``reply_to``: the post it answers (of this scene, seen by the author). Members named with
+    ``@`` are linked, stored and told if they may see the post (``escenas.mentions``).
     A post needs text or a roll. Returns ``(post, created)``: a retried submit with the same
     ``idempotency_key`` returns the stored post and False (no second roll), decided under the
     campaign lock. Raises ServiceError (nothing saved) for any refusal, including
@@ -263,6 +271,8 @@ def post_create(
         if not body.strip() and roll is None and not requests:
             raise ServiceError({"body": _("Write something or make a roll.")})
         recipients = _check_whisper(access, author=author, users=whisper_to)
+        answered = _check_reply(access, reply_to)
+        body_html, mentioned = render_with_mentions(body, campaign=campaign)
         now = timezone.now()
         post = Post.objects.create(
             campaign=campaign,
@@ -273,31 +283,41 @@ def post_create(
             speaker_name=speaker[:80],
             by_master=access.is_master,
             body=body,
-            body_html=render_markdown(body),
+            body_html=body_html,
             note_to_master=note,
             note_html=render_markdown(note),
             is_whisper=whisper or bool(recipients),
+            reply_to_id=answered,
             day=campaign.current_day,
             idempotency_key=key,
             created_at=now,
             updated_at=now,
         )
-        if recipients:
-            post.whisper_to.set(recipients)
         links = _post_rolls(access, post, author, roll, requests, post_character, now)
         for i, link in enumerate(links):
             link.position = i
         PostRoll.objects.bulk_create(links)
-        _post_written(post, author=author)
+        _post_written(post, author=author, whisper_to=recipients, mentioned=mentioned)
     return post, True
 
 
-def _post_written(post: Post, *, author: Any) -> None:
-    """What follows a new post: the scene's last-post time, the author's draft gone, the
-    author's read marker on it, and its e-mails in the outbox (delivered after the commit)."""
+def _post_written(
+    post: Post,
+    *,
+    author: Any,
+    whisper_to: Sequence[Any] = (),
+    mentioned: frozenset[int] = frozenset(),
+) -> None:
+    """What follows a new post: its whisper recipients and mentioned members, the scene's
+    last-post time, the author's draft gone, the author's read marker on it, and its e-mails in
+    the outbox (delivered after the commit)."""
+    if whisper_to:
+        post.whisper_to.set(whisper_to)
+    if mentioned - {author.pk}:
+        post.mentions.set(mentioned - {author.pk})
     Scene.objects.filter(pk=post.scene_id).update(last_post_at=post.created_at)
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
-    _mark_read(scene=post.scene, user=author, post_id=post.pk)
+    mark_read(scene=post.scene, user=author, post_id=post.pk)
     notify_posts([post.pk])
 
 
@@ -378,6 +398,23 @@ def _pending_requests_for(
     return requests
 
 
+def _check_reply(access: selectors.SceneAccess, reply_to: int | None) -> int | None:
+    """The id of the post being answered, if it is one of the scene that the author sees."""
+    if not reply_to:
+        return None
+    found = (
+        Post.objects.filter(pk=reply_to, scene=access.scene)
+        .filter(posts_visible_q(access.viewer))
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if found is None:
+        raise ServiceError(
+            {"reply_to": _("You can only reply to a post of this scene you can see.")}
+        )
+    return found
+
+
 def _check_whisper(
     access: selectors.SceneAccess, *, author: Any, users: Sequence[Any]
 ) -> list[Any]:
@@ -424,8 +461,9 @@ def post_edit(*, post: Post, editor: User, body: str, note_to_master: str = "") 
         edited_at=now,
         after_roll=has_rolls,
     )
+    body_html, mentioned = render_with_mentions(body, campaign=post.campaign)
     locked.body = body
-    locked.body_html = render_markdown(body)
+    locked.body_html = body_html
     locked.note_to_master = note
     locked.note_html = render_markdown(note)
     locked.edited_at = now
@@ -442,7 +480,17 @@ def post_edit(*, post: Post, editor: User, body: str, note_to_master: str = "") 
             "edited_after_roll",
         ]
     )
+    _mentions_added(locked, mentioned - {editor.pk})
     return locked
+
+
+def _mentions_added(post: Post, mentioned: frozenset[int]) -> None:
+    """Members newly named by an edit are stored and told (once: ``PostNotification``); a
+    name removed by an edit stays stored (they were told already)."""
+    new = mentioned - set(post.mentions.values_list("pk", flat=True)) if mentioned else set()
+    if new:
+        post.mentions.add(*new)
+        notify_posts([post.pk])
 
 
 @campaign_locked(lambda post, **_: post.campaign_id)
@@ -458,6 +506,8 @@ def post_delete(*, post: Post, user: User) -> Post:
         Post.objects.filter(pk=post.pk, deleted_at__isnull=True).update(
             deleted_at=now, deleted_by=user, updated_at=now
         )
+        # A reply names the post it answers: its cached fragments change too.
+        Post.objects.filter(reply_to=post).update(updated_at=now)
         outbox_withdraw([notifications.post_topic(post.pk)])  # its e-mails not yet sent
     return Post.objects.get(pk=post.pk)
 
@@ -475,50 +525,6 @@ def roll_threshold_set(*, post_roll: PostRoll, master: User, threshold: int) -> 
     return updated
 
 
-@campaign_locked(lambda access, **_: access.scene.campaign_id)
-def roll_request_create(
-    *,
-    access: selectors.SceneAccess,
-    master: User,
-    character: Character,
-    trait: Trait,
-    threshold: int | None = None,
-    reason: str = "",
-    hidden: bool = False,
-) -> RollRequest:
-    """The master asks a living participant of the scene for an action roll.
-
-    Raises ServiceError: not the master, character not in the scene, trait of another
-    campaign, threshold outside 0..100, reason over 200 characters.
-    """
-    if not access.is_master:
-        raise ServiceError(_("Only the campaign's master can do this."))
-    if character.pk not in {c.pk for c in access.characters}:
-        raise ServiceError({"character": _("That character is not in this scene.")})
-    if trait.campaign_id != access.scene.campaign_id:
-        raise ServiceError({"trait": _("Choose a trait of this campaign.")})
-    base = personajes_rolls.parse_threshold(threshold, required=False)
-    reason = personajes_rolls.clean_reason(reason)
-    return RollRequest.objects.create(
-        scene=access.scene,
-        character=character,
-        requested_by=master,
-        trait=trait,
-        base_threshold=base,
-        reason=reason,
-        hidden=hidden,
-    )
-
-
-@campaign_locked(lambda request, **_: request.scene.campaign_id)
-def roll_request_cancel(*, request: RollRequest, master: User) -> None:
-    """The master withdraws a pending roll request (an answered one stays as it is)."""
-    require_master(request.scene.campaign_id, master)
-    RollRequest.objects.filter(pk=request.pk, fulfilled_roll__isnull=True).update(
-        cancelled_at=timezone.now()
-    )
-
-
 # --- Drafts and read markers -------------------------------------------------------------------
 
 
@@ -532,6 +538,7 @@ DRAFT_DATA_KEYS = (
     "roll_probability",
     "roll_expression",
     "roll_reason",
+    "reply_to",
 )
 
 
@@ -567,30 +574,3 @@ def draft_save(
         },
     )
     return draft
-
-
-def _mark_read(*, scene: Scene, user: Any, post_id: int) -> None:
-    # Only forwards: a stale page never marks newer posts unread again.
-    updated = SceneRead.objects.filter(scene=scene, user=user, last_post_id__lt=post_id).update(
-        last_post_id=post_id
-    )
-    if not updated:
-        SceneRead.objects.get_or_create(scene=scene, user=user, defaults={"last_post_id": post_id})
-
-
-def scene_mark_read(*, scene: Scene, user: Any, post_id: int, known: int | None = None) -> None:
-    """Remember that ``user`` has seen the scene up to post ``post_id`` (never backwards).
-
-    ``known``: the last read id the caller already read (``selectors.last_read_post_id``); when
-    it is positive the marker row exists and this is one conditional UPDATE, so a page costs the
-    same queries whether or not it showed new posts. Nothing for anonymous visitors or
-    ``post_id`` 0.
-    """
-    if user is None or not user.is_authenticated or not post_id:
-        return
-    if known:
-        SceneRead.objects.filter(scene=scene, user=user, last_post_id__lt=post_id).update(
-            last_post_id=post_id
-        )
-        return
-    _mark_read(scene=scene, user=user, post_id=post_id)

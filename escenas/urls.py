@@ -9,6 +9,7 @@ from escenas import (
     master_views,
     search_views,
     views,
+    writing_views,
 )
 
 app_name = "escenas"
@@ -26,6 +27,7 @@ urlpatterns = [
     path(scene + "nuevos/", views.scene_poll, name="poll"),
     path(scene + "borrador/", views.draft_save, name="draft"),
     path(scene + "probabilidad/", views.roll_chance, name="roll_chance"),
+    path(scene + "vista-previa/", writing_views.post_preview, name="preview"),
     path(scene + "peticiones/", master_views.roll_request_create, name="roll_request_create"),
     path(scene + "pedir-entrar/", views.join_request_create, name="join_request"),
     path(campaign + "entradas/<id:pk>/", master_views.join_request_decide, name="join_decide"),
@@ -50,6 +52,7 @@ urlpatterns = [
     path(fight + "amputar/", combat_views.amputation_try, name="combat_amputate"),
     path(campaign + "mensajes/<id:pk>/", views.post_detail, name="post"),
     path(campaign + "mensajes/<id:pk>/editar/", views.post_edit, name="post_edit"),
+    path(campaign + "mensajes/<id:pk>/citar/", writing_views.post_quote, name="post_quote"),
     path(campaign + "mensajes/<id:pk>/borrar/", views.post_delete, name="post_delete"),
     path(
         campaign + "mensajes/<id:pk>/revisiones/",

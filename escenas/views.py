@@ -36,6 +36,7 @@ from escenas import (
     selectors,
     services,
     stash,
+    writing_views,
 )
 from escenas.combat_selectors import combat_views
 from escenas.combat_views import panel_context, post_amputation, post_declaration
@@ -79,6 +80,10 @@ def _post_form(
     kept = stash.take_stash(request, access.scene.pk) if data is None else None
     if kept:
         initial |= kept  # what was sent while signed out wins over the older draft
+    if data is None and request.method == "GET":  # a reply or quote link without JavaScript
+        replying = writing_views.reply_initial(request, access)
+        quote = replying.pop("quote", "")
+        initial |= replying | ({"body": quote + initial.get("body", "")} if quote else {})
     form = forms.PostForm(
         data,
         access=access,
@@ -88,6 +93,8 @@ def _post_form(
         initial=initial,
     )
     form.stash_restored = bool(kept)  # type: ignore[attr-defined]
+    replying_to = data.get("reply_to") if data is not None else initial.get("reply_to")
+    form.reply_target = writing_views.reply_target(access, replying_to)  # type: ignore[attr-defined]
     return form
 
 

@@ -22,6 +22,7 @@ from django.db import transaction
 from escenas import notifications, scenes, services
 from escenas.access import access_scene
 from escenas.models import RollRequest, Scene
+from escenas.quoting import quote_markdown
 from escenas.sheet_notices import sheet_topic
 from mundo.models import Campaign, Membership
 from nucleo.mail import outbox_withdraw
@@ -183,9 +184,10 @@ def _story_store_posts(
     story: Scene, *, ana: Any, bruno: Any, lucia: Character, tomas: Character
 ) -> None:
     """Inside the shop: Tomás's free dice roll with a note to the master (R4), his whisper to
-    ana, and Lucía's action roll that waits for the master's threshold (R3).
+    ana, Lucía's action roll that waits for the master's threshold (R3), and Tomás's reply
+    quoting her post and mentioning her (issue 15, writing).
 
-    Idempotent through the posts' keys ``demo-escena-04`` to ``-06``: a second load rolls nothing.
+    Idempotent through the posts' keys ``demo-escena-04`` to ``-07``: a second load rolls nothing.
     """
     _post(
         story,
@@ -207,7 +209,7 @@ def _story_store_posts(
         whisper=True,
         whisper_to=[ana],
     )
-    _post(
+    lookout = _post(
         story,
         ana,
         "demo-escena-06",
@@ -217,6 +219,17 @@ def _story_store_posts(
         roll=services.RollSpec(
             kind="action", character=lucia, trait="percepcion", reason="Mirar dentro"
         ),  # no threshold: the master sets it later; the dice are already rolled
+    )
+    # A reply that quotes Lucía's post and mentions her (her player, ana, is told).
+    _post(
+        story,
+        bruno,
+        "demo-escena-07",
+        voice="character",
+        character=tomas,
+        body=quote_markdown(lookout)
+        + f"@{lucia.name}, espera: déjame ir delante con la escopeta. Tú abre cuando te diga.",
+        reply_to=lookout.pk,
     )
 
 

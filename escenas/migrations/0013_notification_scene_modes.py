@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('escenas', '0011_secret_roll_revealed'),
+        ('escenas', '0012_post_reply_to_mentions'),
     ]
 
     operations = [
