@@ -223,9 +223,12 @@ def access_scene(
 
 
 def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:
-    """The memberships of each campaign, with their users, keyed by campaign id. One query."""
+    """The memberships of each campaign, with their users (and the users' reader settings, the
+    language and time zone of their e-mails), keyed by campaign id. One query."""
     out: dict[int, list[Membership]] = {cid: [] for cid in campaign_ids}
-    for m in Membership.objects.filter(campaign_id__in=list(out)).select_related("user"):
+    for m in Membership.objects.filter(campaign_id__in=list(out)).select_related(
+        "user", "user__reader_settings"
+    ):
         out[m.campaign_id].append(m)
     return out
 

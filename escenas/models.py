@@ -383,6 +383,10 @@ class NotificationPreference(models.Model):
     of each notification adds its campaign here; the notification settings page removes it).
     ``followed_campaigns``: campaigns the user still gets e-mail about when all their
     characters in it are dead (otherwise such a player is not e-mailed about its posts).
+    ``followed_scenes`` / ``muted_scenes``: the per-scene choice, which wins over the campaign's
+    and the user's mode (``escenas.notifications.scene_mode_set``): a followed scene's posts are
+    e-mailed one by one to a reader who may see them (even in digest or no-e-mail mode, a muted
+    campaign or with every character dead); a muted scene's never (nor in the digest).
     """
 
     class Mode(models.TextChoices):
@@ -403,6 +407,12 @@ class NotificationPreference(models.Model):
     )
     followed_campaigns = models.ManyToManyField(
         Campaign, blank=True, related_name="+", verbose_name=_("followed campaigns")
+    )
+    followed_scenes = models.ManyToManyField(
+        Scene, blank=True, related_name="+", verbose_name=_("followed scenes")
+    )
+    muted_scenes = models.ManyToManyField(
+        Scene, blank=True, related_name="+", verbose_name=_("muted scenes")
     )
 
     class Meta:

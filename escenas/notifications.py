@@ -20,10 +20,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Exists, OuterRef, Prefetch, Value
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from escenas import selectors
@@ -39,6 +39,7 @@ from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound, ServiceError
 from nucleo.mail import message_new, outbox_enqueue, outbox_withdraw
 from nucleo.models import OutboxMessage
+from nucleo.readers import as_reader, reader_of
 from personajes.models import Character
 
 UNSUBSCRIBE_SALT = "escenas.unsubscribe"
@@ -147,18 +148,33 @@ def post_recipients(post: Post) -> list[tuple[Any, selectors.PostView]]:
     return _recipients_by_post([post])[post.pk]
 
 
-def _recipients_by_post(posts: Sequence[Post]) -> dict[int, list[tuple[Any, selectors.PostView]]]:
-    """``post_recipients`` of many posts at once, keyed by post id. Two queries whatever the
-    number of posts (the campaigns' members with their users, and their characters); the posts
-    come from ``_posts_for_mail`` (scene, campaign, participants and whisper recipients
-    loaded). The permission check is the page's: ``scene_access`` and ``post_visible_to``."""
+def _recipients_by_post(
+    posts: Sequence[Post], scene_modes: dict[tuple[int, int], str] | None = None
+) -> dict[int, list[tuple[Any, selectors.PostView]]]:
+    """``post_recipients`` of many posts at once, keyed by post id: the scene's participants,
+    the members mentioned (``_told_about``) and the members who follow the scene
+    (``scene_modes``, see ``scene_modes_of``; loaded when not given). Three queries whatever
+    the number of posts (the campaigns' members with their users and reader settings, their
+    characters, the scenes' follows when not given); the posts come from ``_posts_for_mail``
+    (scene, campaign, participants, whisper recipients and mentions loaded). The permission
+    check is the page's: ``scene_access`` and ``post_visible_to``."""
     memberships = selectors.campaign_memberships({p.scene.campaign_id for p in posts})
     viewers = selectors.member_viewers(memberships)
+    if scene_modes is None:
+        scene_modes = scene_modes_of({p.scene_id for p in posts}, mutes=False)
     out: dict[int, list[tuple[Any, selectors.PostView]]] = {}
     for post in posts:
         scene = post.scene
         recipients = out[post.pk] = []
-        for user in _told_about(post, memberships[scene.campaign_id]):
+        members = memberships[scene.campaign_id]
+        users = _told_about(post, members)
+        told = {u.pk for u in users}
+        users += [
+            m.user
+            for m in members
+            if m.user_id not in told and scene_modes.get((m.user_id, scene.pk)) == FOLLOW
+        ]
+        for user in users:
             if user.pk == post.author_id or not user.is_active or not user.email:
                 continue
             viewer = viewers.get((scene.campaign_id, user.pk))
@@ -191,7 +207,10 @@ def _posts_for_mail(post_ids: Iterable[int]) -> list[Post]:
         .prefetch_related(
             Prefetch("whisper_to", queryset=get_user_model().objects.order_by("username")),
             "scene__participants",
-            "mentions",
+            # With their reader settings: each e-mail is in its reader's language.
+            Prefetch(
+                "mentions", queryset=get_user_model().objects.select_related("reader_settings")
+            ),
             Prefetch(
                 "post_rolls",
                 queryset=PostRoll.objects.select_related("roll", "roll__character").order_by(
@@ -207,29 +226,40 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
     """Put in the outbox one e-mail per (post, participant who wants each post and has not
     muted the campaign), at most once each, in the caller's transaction: the post's own, so a
     rolled back post sends nothing and a committed one is never forgotten. The delivery task
-    runs after the commit (``nucleo.mail``).
+    runs after the commit (``nucleo.mail``). The scene's own mode wins over those: a followed
+    scene is e-mailed, a muted one is not (``scene_mode_set``). Each e-mail is written in its
+    reader's language and time zone (``nucleo.readers``), not the author's.
 
     The ``PostNotification`` rows (unique per post and user) record who was told, so a second
     call for the same posts queues nothing. No row lock is taken: the posts are new in the
     caller's transaction (which holds the campaign lock for a player's post). Returns how many
     e-mails were queued. A constant number of queries whatever the number of posts (the daily
     tick writes one diary post per character): see ``_posts_for_mail`` and
-    ``_recipients_by_post``, then the recipients' settings and mutes (2), what was already
-    queued (1), and the inserts (2) (in a transaction of its own only when the caller has none).
+    ``_recipients_by_post`` (with the scenes' follows and mutes: 1), then the recipients'
+    settings and mutes (2), what was already queued (1), and the inserts (2) (in a transaction
+    of its own only when the caller has none).
     """
     posts = _posts_for_mail(post_ids)
-    recipients = _recipients_by_post(posts)
+    scene_modes = scene_modes_of({p.scene_id for p in posts})
+    recipients = _recipients_by_post(posts, scene_modes)
     user_ids = {u.pk for rows in recipients.values() for u, _v in rows}
     if not user_ids:
         return 0
     modes, muted = _settings_of(user_ids)
     muted |= players_of_the_dead(user_ids, {p.scene.campaign_id for p in posts})
     each = NotificationPreference.Mode.EACH
+
+    def wants(user: Any, post: Post) -> bool:
+        by_scene = scene_modes.get((user.pk, post.scene_id))
+        if by_scene is not None:
+            return by_scene == FOLLOW
+        return modes.get(user.pk, each) == each and (user.pk, post.scene.campaign_id) not in muted
+
     wanted = [
         (post, user, view)
         for post in posts
         for user, view in recipients[post.pk]
-        if modes.get(user.pk, each) == each and (user.pk, post.scene.campaign_id) not in muted
+        if wants(user, post)
     ]
     if not wanted:
         return 0
@@ -244,8 +274,10 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
         PostNotification.objects.bulk_create(
             [PostNotification(post=p, user=u) for p, u, _v in todo], ignore_conflicts=True
         )
-        with translation.override(settings.LANGUAGE_CODE):
-            messages = [_post_message(u, p, v) for p, u, v in todo]
+        messages = []
+        for p, u, v in todo:
+            with as_reader(reader_of(u)):
+                messages.append(_post_message(u, p, v))
         outbox_enqueue(messages)
     return len(todo)
 
@@ -308,6 +340,56 @@ def follow_lists(pref: NotificationPreference) -> dict[str, list[Campaign]]:
     quiet_ids = {c for _u, c in players_of_the_dead({pref.user_id}, mine)}
     quiet = list(Campaign.objects.filter(pk__in=quiet_ids).order_by("name")) if quiet_ids else []
     return {"followed": followed, "quiet": quiet}
+
+
+FOLLOW = "follow"
+MUTE = "mute"
+SCENE_MODES = ("default", FOLLOW, MUTE)
+"""A scene's e-mail modes for one user: as the campaign and the user's mode say, follow, mute."""
+
+
+def scene_modes_of(scene_ids: Iterable[int], *, mutes: bool = True) -> dict[tuple[int, int], str]:
+    """The per-scene choices on these scenes, ``{(user id, scene id): FOLLOW or MUTE}`` (a
+    scene left at the default is absent; ``mutes=False``: the follows only). One query."""
+    ids = list(scene_ids)
+    user = "notificationpreference__user_id"
+    rows = (
+        NotificationPreference.followed_scenes.through.objects.filter(scene_id__in=ids)
+        .annotate(mode=Value(FOLLOW))
+        .values_list(user, "scene_id", "mode")
+    )
+    if mutes:
+        rows = rows.union(
+            NotificationPreference.muted_scenes.through.objects.filter(scene_id__in=ids)
+            .annotate(mode=Value(MUTE))
+            .values_list(user, "scene_id", "mode")
+        )
+    return {(user_id, scene_id): mode for user_id, scene_id, mode in rows}
+
+
+def scene_mode_of(*, user: Any, scene: Scene) -> str:
+    """``user``'s e-mail mode for ``scene``: ``"default"``, ``FOLLOW`` or ``MUTE``. One query
+    (none for an anonymous user)."""
+    if not user.is_authenticated:
+        return "default"
+    return scene_modes_of([scene.pk]).get((user.pk, scene.pk), "default")
+
+
+def scene_mode_set(*, user: User, scene: Scene, mode: str) -> str:
+    """Follow a scene (an e-mail for each post of it I may see, whatever my other settings),
+    mute it (no e-mail about it, nor in the digest) or put it back to the default (the
+    campaign's and my mode decide). The caller has checked that ``user`` may read ``scene``
+    (``escenas.access``). Raises ServiceError for another mode. Returns the mode."""
+    if mode not in SCENE_MODES:
+        raise ServiceError({"mode": _("Choose one of the options.")})
+    pref = preference_get_or_create(user=user)
+    pref.followed_scenes.remove(scene)
+    pref.muted_scenes.remove(scene)
+    if mode == FOLLOW:
+        pref.followed_scenes.add(scene)
+    elif mode == MUTE:
+        pref.muted_scenes.add(scene)
+    return mode
 
 
 def _settings_of(user_ids: set[int]) -> tuple[dict[int, str], set[tuple[int, int]]]:
@@ -413,7 +495,7 @@ def digests_send(*, now: datetime.datetime | None = None) -> int:
     prefs = list(
         NotificationPreference.objects.filter(
             mode=NotificationPreference.Mode.DIGEST
-        ).select_related("user")
+        ).select_related("user", "user__reader_settings")
     )
     for pref in prefs:
         with transaction.atomic():
@@ -422,7 +504,7 @@ def digests_send(*, now: datetime.datetime | None = None) -> int:
             ).update(digest_sent_until=now)
             if claimed != 1:
                 continue
-            with translation.override(settings.LANGUAGE_CODE):
+            with as_reader(reader_of(pref.user)):  # the reader's language and zone
                 message = _digest_message(pref, now)
             if message is not None:
                 sent += outbox_enqueue([message])
@@ -448,6 +530,9 @@ def _digest_message(pref: NotificationPreference, now: datetime.datetime) -> Out
             created_at__lte=now,
         )
         .exclude(author=user)
+        # A muted scene is left out; a followed one is e-mailed post by post instead.
+        .exclude(scene__in=pref.muted_scenes.all())
+        .exclude(scene__in=pref.followed_scenes.all())
         .values_list("pk", flat=True)
     )
     recipients = _recipients_by_post(candidates)

@@ -16,7 +16,6 @@ from typing import Any
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
 from django.utils.translation import gettext as _
 
 from escenas import joining
@@ -24,6 +23,7 @@ from escenas.models import NotificationPreference
 from mundo.models import Membership
 from nucleo.mail import header_text, outbox_enqueue
 from nucleo.models import OutboxMessage
+from nucleo.readers import as_reader, reader_of
 from personajes.models import Character
 
 
@@ -50,8 +50,9 @@ def sheet_topic(character_id: int) -> str:
 
 def _mail(user: Any, subject: str, template: str, context: dict[str, Any]) -> None:
     """Write one plain-text e-mail to ``user`` in the outbox, in the caller's transaction (sent
-    after the commit, retried on failure: ``nucleo.mail``), in the site's language."""
-    with translation.override(settings.LANGUAGE_CODE):
+    after the commit, retried on failure: ``nucleo.mail``), in the reader's language and time
+    zone (``nucleo.readers``); ``subject`` was made in it too."""
+    with as_reader(reader_of(user)):
         body = render_to_string(template, context)
     outbox_enqueue(
         [
@@ -71,12 +72,12 @@ def on_sheet_submitted(sender: Any, *, character: Character, user: Any, **_kw: A
         m.user
         for m in Membership.objects.filter(
             campaign_id=character.campaign_id, role=Membership.Role.MASTER
-        ).select_related("user")
+        ).select_related("user", "user__reader_settings")
     ]
     url = _absolute(reverse("personajes:review", kwargs={"pk": character.pk}))
     for master in masters:
         if _wants_mail(master):
-            with translation.override(settings.LANGUAGE_CODE):
+            with as_reader(reader_of(master)):
                 subject = _("[%(campaign)s] Sheet to review: %(name)s") % {
                     "campaign": character.campaign.name,
                     "name": character.name,
@@ -105,7 +106,7 @@ def on_sheet_reviewed(
     player = character.player
     if not _wants_mail(player):
         return
-    with translation.override(settings.LANGUAGE_CODE):
+    with as_reader(reader_of(player)):
         subject = (
             _("[%(campaign)s] Your sheet %(name)s was approved")
             if approved

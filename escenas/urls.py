@@ -1,7 +1,17 @@
 from django.urls import path
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from escenas import combat_views, feeds, master_views, npc_views, search_views, views, writing_views
+from escenas import (
+    archive_views,
+    combat_views,
+    feeds,
+    follow_views,
+    master_views,
+    npc_views,
+    search_views,
+    views,
+    writing_views,
+)
 
 app_name = "escenas"
 
@@ -35,6 +45,9 @@ urlpatterns = [
     path(scene + "pedir-entrar/", views.join_request_create, name="join_request"),
     path(campaign + "entradas/<id:pk>/", master_views.join_request_decide, name="join_decide"),
     path(scene + "feed/", feeds.SceneFeed(), name="scene_feed"),
+    path(scene + "correo/", follow_views.scene_follow, name="scene_follow"),
+    path(scene + "archivo.html", archive_views.scene_archive, name="scene_archive"),
+    path(campaign + "archivo.html", archive_views.campaign_archive, name="campaign_archive"),
     path(scene + "combates/", combat_views.combat_panel, name="combat_panel"),
     path(scene + "combates/abrir/", combat_views.combat_open, name="combat_open"),
     path(scene + "combates/probabilidades/", combat_views.combat_odds, name="combat_odds"),

@@ -171,6 +171,7 @@ def _scene_context(
         "waiting_on": selectors.waiting_on(scene),
         "now_ts": timezone.now().timestamp(),
         "feed_url": _feed_url(request, scene),
+        "scene_mode": notifications.scene_mode_of(user=request.user, scene=scene),
         **_diary_context(scene),
         **(panel_context(access) if scene.kind == Scene.Kind.STORY else {}),
     }

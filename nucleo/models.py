@@ -1,7 +1,9 @@
-"""The kernel's one model: the outbox of e-mails (``nucleo.outbox`` writes and delivers it)."""
+"""The kernel's models: the outbox of e-mails (``nucleo.mail`` writes and delivers it) and each
+user's reading settings, language and time zone (``nucleo.readers`` reads and saves them)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -55,3 +57,28 @@ class OutboxMessage(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} → {self.recipient} · {self.state}"
+
+
+class UserSettings(models.Model):
+    """How one user reads the site and its e-mails: ``language`` (a code of
+    ``settings.LANGUAGES``; empty: the site's, or the footer's choice) and ``time_zone`` (an IANA
+    name, e.g. ``Europe/Madrid``, ``America/Mexico_City``; every time shown to them, on pages
+    and in e-mails, is in it and carries its zone label). No row: the site's defaults."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="reader_settings",
+        verbose_name=_("user"),
+    )
+    language = models.CharField(
+        _("language"), max_length=10, blank=True, default="", choices=settings.LANGUAGES
+    )
+    time_zone = models.CharField(_("time zone"), max_length=64, default=settings.TIME_ZONE)
+
+    class Meta:
+        verbose_name = _("user settings")
+        verbose_name_plural = _("user settings")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} · {self.language or '-'} · {self.time_zone}"

@@ -10,6 +10,7 @@ masters alone, which deletion waits for (``partida.account_services``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
@@ -40,6 +41,7 @@ from mundo.access import access_campaign
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from nucleo.mail import message_new, outbox_enqueue
+from nucleo.readers import as_reader, reader_of
 from partida import account_services
 from partida.accounts_signup import TAKEN_USERNAME_ATTR
 
@@ -79,12 +81,17 @@ class AccountAdapter(DefaultAccountAdapter):
         """allauth's mails (verification codes, password reset, e-mail change, notices),
         signed "Partida" rather than with the request's host name, rendered by allauth and
         saved to our outbox (``nucleo.mail``: sent at least once, after the commit, retried
-        on failure), their subject and headers made safe by ``header_text``."""
+        on failure), their subject and headers made safe by ``header_text``. A mail to a known
+        user (a password reset, a notice) is in that user's language and time zone
+        (``nucleo.readers``); one to a new address in the request's."""
         request = allauth_context.request
         site = get_current_site(request)
         site.name = SITE_NAME
         ctx = {"request": request, "email": email, "current_site": site, **context}
-        rendered = self.render_mail(template_prefix, email, ctx)
+        user = context.get("user")
+        reader = reader_of(user) if getattr(user, "pk", None) else None
+        with as_reader(reader) if reader else contextlib.nullcontext():
+            rendered = self.render_mail(template_prefix, email, ctx)
         html = ""
         if isinstance(rendered, EmailMultiAlternatives):
             html = next(

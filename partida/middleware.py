@@ -1,6 +1,7 @@
-"""Language selection, bodies over the size limit, and the pages' handler of the access
-errors."""
+"""Language and time zone selection, bodies over the size limit, and the pages' handler of the
+access errors."""
 
+import zoneinfo
 from collections.abc import Callable
 from typing import Any
 
@@ -9,8 +10,9 @@ from django.core.exceptions import PermissionDenied
 from django.core.handlers.exception import response_for_exception
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
-from django.utils import translation
+from django.utils import timezone, translation
 
+from nucleo import readers
 from nucleo.bodies import (
     KEEPS_TEXT_ATTRIBUTE,
     TOO_BIG_ATTRIBUTE,
@@ -21,12 +23,18 @@ from nucleo.errors import Forbidden, NotFound
 
 
 class LanguageMiddleware:
-    """Activate the language of the language cookie (set by Django's ``set_language`` view),
-    else ``settings.LANGUAGE_CODE``.
+    """Activate the reader's language and time zone for the request.
+
+    Language: a signed-in user's own setting (``nucleo.models.UserSettings``, copied into the
+    session at sign-in and on each change: ``nucleo.readers.session_store``), else the language
+    cookie (set by the footer's switch), else ``settings.LANGUAGE_CODE``. Time zone: the
+    user's, else ``settings.TIME_ZONE`` (Europe/Madrid); every time a page shows carries its
+    zone's label (the formats in ``partida.formats``).
 
     Unlike Django's LocaleMiddleware it ignores the browser's Accept-Language: the game is
     Spanish, and an English-configured phone should still get the Spanish pages unless its
-    owner picks English in the footer.
+    owner picks English (in the footer or on the profile page). The settings come from the
+    session, so an anonymous visitor without a session cookie costs no query here.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -34,10 +42,23 @@ class LanguageMiddleware:
         self.supported = {code for code, _name in settings.LANGUAGES}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        reader = None
+        if settings.SESSION_COOKIE_NAME in request.COOKIES:
+            reader = readers.session_reader(request.session)
         chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
-        language = chosen if chosen in self.supported else settings.LANGUAGE_CODE
+        if reader is not None and reader.language in self.supported:
+            language = reader.language
+        else:
+            language = chosen if chosen in self.supported else settings.LANGUAGE_CODE
         translation.activate(language)
         request.LANGUAGE_CODE = language
+        if reader is not None:
+            try:
+                timezone.activate(zoneinfo.ZoneInfo(reader.time_zone))
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                timezone.deactivate()
+        else:
+            timezone.deactivate()
         response = self.get_response(request)
         response.headers.setdefault("Content-Language", language)
         return response

@@ -211,6 +211,8 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
 TIME_ZONE = "Europe/Madrid"
 USE_TZ = True
+# Django's formats with the zone label after each time ("18:05 CET"): partida/formats/.
+FORMAT_MODULE_PATH = ["partida.formats"]
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -1,4 +1,5 @@
-"""A password change or reset revokes the user's API tokens (Source: issue 12, finding 7).
+"""A password change or reset revokes the user's API tokens (Source: issue 12, finding 7); a
+sign-in puts the user's language and time zone into their session (``nucleo.readers``).
 
 Every way a password is set goes through ``set_password`` and ``save()`` (allauth's change and
 reset, the admin, ``manage.py changepassword``): ``set_password`` keeps the raw password on the
@@ -13,9 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
+from nucleo.readers import DEFAULT, readers_of, session_store
 from partida.account_services import tokens_revoke_all
 
 
@@ -34,3 +37,11 @@ def _revoke_tokens_on_password_change(sender: type, instance: Any, **kwargs: Any
     if getattr(instance, "_partida_password_changed", False):
         instance._partida_password_changed = False
         tokens_revoke_all(user_id=instance.pk)
+
+
+@receiver(user_logged_in, dispatch_uid="partida_reader_settings_on_login")
+def _reader_settings_into_session(sender: type, request: Any, user: Any, **kwargs: Any) -> None:
+    """The user's language and time zone go into the new session, where
+    ``partida.middleware.LanguageMiddleware`` reads them (no query per page)."""
+    if request is not None and hasattr(request, "session"):
+        session_store(request.session, readers_of([user.pk]).get(user.pk, DEFAULT))

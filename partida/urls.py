@@ -93,6 +93,8 @@ urlpatterns = [
     path("cuentas/borrar/", accounts.account_delete, name="account_delete"),
     path("cuentas/ceder/<slug:slug>/", accounts.campaign_hand_over, name="campaign_hand_over"),
     path("cuentas/", include("allauth.urls")),
+    # Before Django's: the footer's switch also saves a signed-in user's language.
+    path("i18n/setlang/", profile.set_language, name="set_language"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("partida.api")),
     path("", include("mundo.urls")),

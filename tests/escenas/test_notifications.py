@@ -18,7 +18,7 @@ from tests.escenas.conftest import access_for
 from tests.escenas.factories import diary_entry, new_key
 from tests.factories import CharacterFactory, MembershipFactory
 
-QUERIES = 13  # see the list in the test below
+QUERIES = 14  # see the list in the test below
 
 
 def say(scene, user, body, **kwargs):
@@ -167,8 +167,9 @@ def test_post_notifications_cost_the_same_for_one_post_or_many(
     OutboxMessage.objects.all().delete()
     # The same queries whatever the number of posts (each to the post's player and the master):
     # posts with scene, campaign and diary character (1); their whisper recipients (1), scene
-    # participants (1), rolls (1) and mentioned members (1); the campaigns' members with their
-    # users (1) and characters (1); the recipients' settings (1) and mutes (1), their
+    # participants (1), rolls (1) and mentioned members with their reader settings (1); the
+    # scenes' follows and mutes (1, one union); the campaigns' members with their users and
+    # reader settings (1) and characters (1); the recipients' settings (1) and mutes (1), their
     # characters in those campaigns (1: nobody here plays only dead ones, so no follows
     # query); then what was already queued (1), the notification rows (1) and the outbox rows
     # (1) (the test's transaction).

@@ -6,8 +6,9 @@ scene; an outsider (signed in, not a member); anonymous. The campaign is private
 ``story_public`` case, where it is made public.
 
 Every surface (scene page, htmx posts fragment, post form POST, Atom feed, search, e-mail,
-scene list preview) must agree with the rules of ``escenas.selectors``: what is readable on the
-page is readable everywhere, and nothing else is.
+scene list preview, the scene's and the campaign's HTML archives) must agree with the rules
+of ``escenas.selectors``: what is readable on the page is readable everywhere, and nothing else
+is.
 """
 
 from __future__ import annotations
@@ -25,7 +26,17 @@ from tests.escenas.factories import new_key
 
 CAST = ("master", "player_a", "player_b", "outsider", "anonymous")
 KINDS = ("story_members", "story_private", "story_public", "offtopic", "diary", "notes")
-SURFACES = ("page", "fragment", "feed", "search", "email", "scene_list", "post_form")
+SURFACES = (
+    "page",
+    "fragment",
+    "feed",
+    "search",
+    "email",
+    "scene_list",
+    "archive",
+    "campaign_archive",
+    "post_form",
+)
 
 # The rules, as a table. READ: may read the scene; WRITE: may post in it (and is notified).
 READ = {
@@ -133,6 +144,13 @@ def fetch(
     if surface == "scene_list":
         r = client.get(reverse("escenas:scene_list", args=[slug]))
         return r.status_code, r.content.decode()
+    if surface in ("archive", "campaign_archive"):  # the HTML downloads (issue 15 item 9)
+        if surface == "archive":
+            url = reverse("escenas:scene_archive", args=[slug, scene.pk])
+        else:
+            url = reverse("escenas:campaign_archive", args=[slug])
+        r = client.get(url)
+        return r.status_code, r.content.decode()
     if surface == "email":
         if user is None:
             return 200, ""
@@ -172,7 +190,9 @@ def check_scene_surface(surface, kind, who, user, scene, author, master, mailout
         ok = status == 200 and MARK in text
     else:
         ok = MARK not in text and (
-            status == 404 if surface in ("page", "fragment", "feed") else status in (200, 404)
+            status == 404
+            if surface in ("page", "fragment", "feed", "archive")
+            else status in (200, 404)
         )
     return None if ok else f"{surface}: status {status}, marker shown {MARK in text}"
 
@@ -209,7 +229,16 @@ def test_scene_permission_matrix(
 
 SECRET = "SECRETO-OCULTO"
 SECRETS = ("whisper_to_master", "whisper_to_b", "note", "hidden_roll", "deleted")
-SECRET_SURFACES = ("page", "fragment", "feed", "search", "email", "scene_list")
+SECRET_SURFACES = (
+    "page",
+    "fragment",
+    "feed",
+    "search",
+    "email",
+    "scene_list",
+    "archive",
+    "campaign_archive",
+)
 # Who may see the secret (in the off-topic scene, which master, A and B read and write).
 SEES = {
     "whisper_to_master": {"master", "player_a"},

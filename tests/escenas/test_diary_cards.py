@@ -1,0 +1,50 @@
+"""The diary on a phone (issue 15 item 8): stacked day cards, each with its day as a heading,
+saying everything its table row says; the stylesheet shows the cards below 40rem and the table
+above, and prints the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from escenas import diary, scenes
+from personajes.models import DiaryEntry
+from tests.escenas.conftest import client_for
+from tests.escenas.factories import diary_entry
+from tests.html_tree import parse
+
+CSS = Path(__file__).resolve().parents[2] / "static" / "css" / "partida.css"
+
+
+def test_each_day_card_has_its_day_as_heading_and_every_value_of_its_row(char_a, player_a):
+    for day in (5, 6, 7):
+        entries = [diary_entry(char_a, day, hunger_days=day - 4, penalty_total=10 * (day - 4))]
+        DiaryEntry.objects.bulk_create(entries)
+        diary.diary_posts_create(entries=list(DiaryEntry.objects.filter(day=day)))
+    scene = scenes.diary_scene_for(char_a)
+    tree = parse(client_for(player_a).get(scene.get_absolute_url()).content.decode())
+    (table,) = tree.find_all("table", "diary-table")
+    headers = [th.text() for th in table.find_all("thead")[0].find_all("th")]
+    rows = table.find_all("tbody")[0].find_all("tr")
+    cards = tree.find_all("li", "diary-card")
+    assert len(cards) == len(rows) == 3
+    for card, row in zip(cards, rows, strict=True):
+        (heading,) = card.find_all("h3")
+        day_cell = row.find_all("th")[0].text()
+        assert heading.text() == f"Día {day_cell}"  # "Día 5 3 Nov": the day and its date
+        labels = [dt.text() for dt in card.find_all("dt")]
+        values = [dd.text() for dd in card.find_all("dd")]
+        cells = [td.text() for td in row.find_all("td")]
+        assert values == cells  # nothing of the row is missing from its card
+        # Each label is the column's header, spelled out where the header is an abbreviation.
+        assert labels[:5] == headers[1:6] and labels[6:] == headers[7:]
+        assert labels[5] == "Hambre, sed, fatiga, sin higiene (días)"
+    assert [c.find_all("h3")[0].text().split()[1] for c in cards] == ["5", "6", "7"]
+
+
+def test_the_stylesheet_shows_cards_on_a_phone_and_the_table_wider_and_on_paper():
+    css = CSS.read_text()
+    assert ".diary-wide { display: none; }" in css
+    (wide,) = [line for line in css.splitlines() if line.startswith("@media (min-width: 40.0625")]
+    assert ".diary-cards { display: none; }" in wide and ".diary-wide { display: block; }" in wide
+    printed = css[css.index("@media print") :]
+    assert ".diary-cards { display: none !important; }" in printed
