@@ -27,6 +27,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -297,7 +298,7 @@ def _post_written(post: Post, *, author: Any) -> None:
     author's read marker on it, and its e-mails in the outbox (delivered after the commit)."""
     Scene.objects.filter(pk=post.scene_id).update(last_post_at=post.created_at)
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
-    _mark_read(scene=post.scene, user=author, post_id=post.pk)
+    _mark_read(scene=post.scene, user=author, post_id=post.pk, over_others=False)
     notify_posts([post.pk])
 
 
@@ -569,13 +570,25 @@ def draft_save(
     return draft
 
 
-def _mark_read(*, scene: Scene, user: Any, post_id: int) -> None:
-    # Only forwards: a stale page never marks newer posts unread again.
-    updated = SceneRead.objects.filter(scene=scene, user=user, last_post_id__lt=post_id).update(
-        last_post_id=post_id
-    )
+def _mark_read(*, scene: Scene, user: Any, post_id: int, over_others: bool = True) -> None:
+    # Only forwards: a stale page never marks newer posts unread again. ``over_others=False``
+    # (the author's own new post): the marker moves onto it only when no post by someone else
+    # lies between, so what others wrote meanwhile (not shown yet) stays unread.
+    marker = SceneRead.objects.filter(scene=scene, user=user, last_post_id__lt=post_id)
+    if not over_others:
+        marker = marker.exclude(
+            Exists(
+                Post.objects.filter(
+                    scene=scene, pk__gt=OuterRef("last_post_id"), pk__lt=post_id
+                ).exclude(author_id=user.pk)
+            )
+        )
+    updated = marker.update(last_post_id=post_id)
     if not updated:
-        SceneRead.objects.get_or_create(scene=scene, user=user, defaults={"last_post_id": post_id})
+        # A first marker for an author who never opened the scene starts at 0: what others
+        # wrote before their post is unread (their own posts never count as unread).
+        first = post_id if over_others else 0
+        SceneRead.objects.get_or_create(scene=scene, user=user, defaults={"last_post_id": first})
 
 
 def scene_mark_read(*, scene: Scene, user: Any, post_id: int, known: int | None = None) -> None:
