@@ -27,7 +27,6 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -41,8 +40,9 @@ from escenas.models import (
     PostRoll,
     RollRequest,
     Scene,
-    SceneRead,
 )
+from escenas.reading import author_read
+from escenas.reading import scene_mark_read as scene_mark_read  # the pages call it from here
 from escenas.rendering import render_markdown
 from escenas.tasks import notify_posts
 from mundo.access import require_master
@@ -298,7 +298,7 @@ def _post_written(post: Post, *, author: Any) -> None:
     author's read marker on it, and its e-mails in the outbox (delivered after the commit)."""
     Scene.objects.filter(pk=post.scene_id).update(last_post_at=post.created_at)
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
-    _mark_read(scene=post.scene, user=author, post_id=post.pk, over_others=False)
+    author_read(scene=post.scene, user=author, post_id=post.pk)
     notify_posts([post.pk])
 
 
@@ -568,42 +568,3 @@ def draft_save(
         },
     )
     return draft
-
-
-def _mark_read(*, scene: Scene, user: Any, post_id: int, over_others: bool = True) -> None:
-    # Only forwards: a stale page never marks newer posts unread again. ``over_others=False``
-    # (the author's own new post): the marker moves onto it only when no post by someone else
-    # lies between, so what others wrote meanwhile (not shown yet) stays unread.
-    marker = SceneRead.objects.filter(scene=scene, user=user, last_post_id__lt=post_id)
-    if not over_others:
-        marker = marker.exclude(
-            Exists(
-                Post.objects.filter(
-                    scene=scene, pk__gt=OuterRef("last_post_id"), pk__lt=post_id
-                ).exclude(author_id=user.pk)
-            )
-        )
-    updated = marker.update(last_post_id=post_id)
-    if not updated:
-        # A first marker for an author who never opened the scene starts at 0: what others
-        # wrote before their post is unread (their own posts never count as unread).
-        first = post_id if over_others else 0
-        SceneRead.objects.get_or_create(scene=scene, user=user, defaults={"last_post_id": first})
-
-
-def scene_mark_read(*, scene: Scene, user: Any, post_id: int, known: int | None = None) -> None:
-    """Remember that ``user`` has seen the scene up to post ``post_id`` (never backwards).
-
-    ``known``: the last read id the caller already read (``selectors.last_read_post_id``); when
-    it is positive the marker row exists and this is one conditional UPDATE, so a page costs the
-    same queries whether or not it showed new posts. Nothing for anonymous visitors or
-    ``post_id`` 0.
-    """
-    if user is None or not user.is_authenticated or not post_id:
-        return
-    if known:
-        SceneRead.objects.filter(scene=scene, user=user, last_post_id__lt=post_id).update(
-            last_post_id=post_id
-        )
-        return
-    _mark_read(scene=scene, user=user, post_id=post_id)

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import mundo.converters  # noqa: F401 — registers <id:…>
-from escenas import combat_views, feeds, master_views, search_views, views
+from escenas import combat_views, feeds, inbox_views, master_views, search_views, views
 
 app_name = "escenas"
 
@@ -56,6 +56,8 @@ urlpatterns = [
     path(campaign + "buscar/", search_views.search, name="search"),
     path(campaign + "diario/<id:character>/", views.diary, name="diary"),
     path("cuenta/avisos/", views.notification_settings, name="notifications"),
+    path("mesa/", inbox_views.inbox, name="inbox"),
+    path("feeds/<str:token>/mesa/", inbox_views.InboxFeed(), name="inbox_feed"),
     path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path(
         "feeds/<str:token>/partidas/<slug:slug>/escenas/<id:pk>/",

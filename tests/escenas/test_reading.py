@@ -126,5 +126,5 @@ def test_the_poller_polls_again_when_the_tab_is_shown(story, master, player_b):
     add_posts(story, master, 1)
     html = client_for(player_b).get(story.get_absolute_url()).content.decode()
     poller = re.search(r'<li id="poller"[^>]*>', html).group(0)
-    assert 'hx-trigger="every 15s, posted from:body, reading:visible from:body"' in poller
+    assert 'hx-trigger="every 15s, posted from:body, tabvisible from:body"' in poller
     assert "js/reading.js" in html

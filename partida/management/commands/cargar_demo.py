@@ -19,7 +19,14 @@ from django.db import transaction
 from mundo.models import Campaign, Membership, Settlement
 from mundo.selectors import settlement_status
 from nucleo.errors import ServiceError
-from partida import demo_dice, demo_escenas, demo_mundo, demo_places, demo_portraits
+from partida import (
+    demo_dice,
+    demo_escenas,
+    demo_inbox,
+    demo_mundo,
+    demo_places,
+    demo_portraits,
+)
 from personajes.inventory import inventory_add
 from personajes.models import Character, ItemType
 from personajes.selectors import sheet_rows
@@ -260,6 +267,7 @@ class Command(BaseCommand):
         demo_places.load(campaign, self.stdout)  # a move with a route check, stock moved
         # The scenes after everything else: their posts are written by the approved characters.
         demo_escenas.load(campaign, self.stdout)
+        demo_inbox.load(campaign, self.stdout)  # «Mi mesa»: ana's roll request, what it shows
         # Last, so the closed dice period holds every roll above (partida.demo_dice).
         demo_dice.load(campaign, self.stdout)
         campaign.refresh_from_db()
