@@ -226,6 +226,21 @@ def posts_after(access: SceneAccess, *, after: int, last_read: int | None) -> li
     return [post_view(p, access.viewer, last_read=last_read) for p in qs]
 
 
+def unread_before(access: SceneAccess, *, last_read: int | None, before: int) -> bool:
+    """True when the reader has an unread post (visible, not their own) with id < ``before``
+    after their marker ``last_read``. No query when nothing lies between (the usual poll: the
+    marker is at the page's last post), one otherwise; False for anonymous readers."""
+    if last_read is None or last_read + 1 >= before:
+        return False
+    viewer = access.viewer
+    return (
+        Post.objects.filter(scene=access.scene, pk__gt=last_read, pk__lt=before)
+        .filter(posts_visible_q(viewer))
+        .exclude(author_id=viewer.user_id)
+        .exists()
+    )
+
+
 def posts_changed(access: SceneAccess, *, up_to: int, since: Any) -> list[PostView]:
     """Visible posts with id ≤ ``up_to`` updated after ``since`` (edits, thresholds set)."""
     qs = scene_posts(access.scene, access.viewer).filter(pk__lte=up_to, updated_at__gt=since)[

@@ -47,8 +47,8 @@ from escenas.post_rolls import (
     post_rolls_create,
     rolls_asked,
 )
-from escenas.reads import mark_read
-from escenas.reads import scene_mark_read as scene_mark_read  # the pages call it here
+from escenas.reading import author_read
+from escenas.reading import scene_mark_read as scene_mark_read  # the pages call it from here
 from escenas.rendering import render_markdown
 from escenas.roll_requests import roll_request_cancel as roll_request_cancel  # re-exported
 from escenas.roll_requests import roll_request_create as roll_request_create  # re-exported
@@ -233,7 +233,7 @@ def _post_written(
         post.mentions.set(mentioned - {author.pk})
     Scene.objects.filter(pk=post.scene_id).update(last_post_at=post.created_at)
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
-    mark_read(scene=post.scene, user=author, post_id=post.pk)
+    author_read(scene=post.scene, user=author, post_id=post.pk)
     notify_posts([post.pk])
 
 

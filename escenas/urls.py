@@ -6,6 +6,7 @@ from escenas import (
     combat_views,
     feeds,
     follow_views,
+    inbox_views,
     master_views,
     npc_views,
     search_views,
@@ -83,6 +84,8 @@ urlpatterns = [
     path(campaign + "buscar/", search_views.search, name="search"),
     path(campaign + "diario/<id:character>/", views.diary, name="diary"),
     path("cuenta/avisos/", views.notification_settings, name="notifications"),
+    path("mesa/", inbox_views.inbox, name="inbox"),
+    path("feeds/<str:token>/mesa/", inbox_views.InboxFeed(), name="inbox_feed"),
     path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path(
         "feeds/<str:token>/partidas/<slug:slug>/escenas/<id:pk>/",
