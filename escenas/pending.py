@@ -27,7 +27,7 @@ from mundo.models import Campaign
 from nucleo.users import AnyUser
 from personajes.forecast import CharacterForecast, campaign_forecasts
 from personajes.models import Character, ItemType
-from reglas.forecast import DANGER_DISEASE_P, Forecast
+from reglas.forecast import DANGER_DEATH_DAYS, DANGER_DISEASE_P, Forecast
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +78,12 @@ def _danger_item(campaign: Campaign, cf: CharacterForecast) -> PendingItem:
         "name": character.name,
         "warnings": "; ".join(_warnings(f)),
     }
-    thirst = f.thirsty_tomorrow or f.death_cause == "thirst"
-    hunger = f.hungry_tomorrow or f.death_cause == "hunger"
+    # The link fixes what makes the danger: a short day tomorrow or a death within
+    # DANGER_DEATH_DAYS (reglas.forecast's "in danger"); a far death with high odds of
+    # falling ill is the odds' danger, read on the sheet.
+    soon = f.death_day is not None and f.death_day - campaign.current_day < DANGER_DEATH_DAYS
+    thirst = f.thirsty_tomorrow or (soon and f.death_cause == "thirst")
+    hunger = f.hungry_tomorrow or (soon and f.death_cause == "hunger")
     if thirst or hunger:
         kind = ItemType.Kind.WATER if thirst else ItemType.Kind.FOOD
         query = urlencode({"give": character.pk, "kind": kind})
