@@ -24,9 +24,6 @@ thresholds, requests, join requests (4) and the forecasts (5; none when no livin
 
 from __future__ import annotations
 
-import datetime
-from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,13 +33,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from escenas.access import posts_visible_q, scenes_readable_q
-from escenas.models import JoinRequest, Post, PostRoll, RollRequest, Scene, SceneRead
+from escenas.models import Post, RollRequest, Scene, SceneRead
+from escenas.pending import PendingItem, master_pending_batch
 from mundo.access import is_master_role
 from mundo.models import Campaign, Membership
 from nucleo.users import AnyUser
 from personajes.access import CharacterViewer, member_viewers
-from personajes.forecast import campaigns_forecasts
-from personajes.models import Character, Roll
+from personajes.models import Character
 
 KINDS = ("waiting", "roll_request", "sheet", "threshold", "request", "join", "danger")
 """Item kinds: ``waiting`` (a scene waits on my post), ``roll_request`` (the master asks me for a
@@ -50,18 +47,8 @@ roll); the master's: ``sheet``, ``threshold``, ``request`` (asked, not rolled ye
 ``danger``."""
 
 
-@dataclass(frozen=True, slots=True)
-class InboxItem:
-    """One thing to deal with: ``kind`` (see ``KINDS``), a stable ``key`` (kind and row id: the
-    feed entry's id), a translated ``label``, the ``url`` that deals with it (a path), its
-    campaign and ``when`` it began (None: no date, as a forecast)."""
-
-    kind: str
-    key: str
-    label: str
-    url: str
-    campaign: Campaign
-    when: datetime.datetime | None = None
+InboxItem = PendingItem
+"""A line of «Mi mesa»: the same item as the master's pending ones (``escenas.pending``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,143 +221,6 @@ def inbox_for(user: AnyUser) -> Inbox:
     return Inbox(campaigns=campaigns, waiting=waiting, roll_requests=roll_requests)
 
 
-# --- The master's pending items -----------------------------------------------------------------
-
-
-def _sheets(by_id: dict[int, Campaign]) -> list[InboxItem]:
-    rows = (
-        Character.objects.filter(campaign_id__in=list(by_id), status=Character.Status.SUBMITTED)
-        .select_related("player")
-        .order_by("updated_at", "pk")
-    )
-    return [
-        InboxItem(
-            kind="sheet",
-            key=f"sheet-{c.pk}",
-            label=_("Sheet of %(name)s (%(player)s) waiting for your review")
-            % {"name": c.name, "player": c.player.get_username() if c.player else "?"},
-            url=reverse("personajes:review", kwargs={"pk": c.pk}),
-            campaign=by_id[c.campaign_id],
-            when=c.updated_at,
-        )
-        for c in rows
-    ]
-
-
-def _thresholds(by_id: dict[int, Campaign]) -> list[InboxItem]:
-    rows = (
-        PostRoll.objects.filter(
-            post__campaign_id__in=list(by_id),
-            post__deleted_at__isnull=True,
-            roll__base_threshold__isnull=True,
-            roll__kind__in=(Roll.Kind.ACTION, Roll.Kind.EVENT),
-        )
-        .select_related("roll", "roll__character", "post__scene")
-        .order_by("roll__created_at", "pk")
-    )
-    out = []
-    for pr in rows:
-        roll, scene = pr.roll, pr.post.scene
-        what = roll.trait_name if roll.kind == Roll.Kind.ACTION else roll.get_kind_display()
-        who = roll.character.name if roll.character else pr.post.speaker_name
-        out.append(
-            InboxItem(
-                kind="threshold",
-                key=f"threshold-{pr.pk}",
-                label=_("Set the threshold of %(who)s's roll (%(what)s) in “%(scene)s”")
-                % {"who": who, "what": what, "scene": scene.title},
-                url=reverse(
-                    "escenas:post",
-                    kwargs={"slug": by_id[pr.post.campaign_id].slug, "pk": pr.post_id},
-                ),
-                campaign=by_id[pr.post.campaign_id],
-                when=roll.created_at,
-            )
-        )
-    return out
-
-
-def _requests(by_id: dict[int, Campaign]) -> list[InboxItem]:
-    rows = RollRequest.objects.filter(
-        scene__campaign_id__in=list(by_id), fulfilled_roll__isnull=True, cancelled_at__isnull=True
-    ).select_related("scene", "character", "trait")
-    return [
-        InboxItem(
-            kind="request",
-            key=f"request-{r.pk}",
-            label=_("%(name)s has not rolled %(trait)s yet in “%(scene)s”")
-            % {"name": r.character.name, "trait": r.trait.name, "scene": r.scene.title},
-            url=reverse(
-                "escenas:scene", kwargs={"slug": by_id[r.scene.campaign_id].slug, "pk": r.scene_id}
-            )
-            + "?page=last#requests",
-            campaign=by_id[r.scene.campaign_id],
-            when=r.created_at,
-        )
-        for r in rows
-    ]
-
-
-def _joins(by_id: dict[int, Campaign]) -> list[InboxItem]:
-    rows = JoinRequest.objects.filter(
-        scene__campaign_id__in=list(by_id), status=JoinRequest.Status.PENDING
-    ).select_related("scene", "character", "character__player")
-    return [
-        InboxItem(
-            kind="join",
-            key=f"join-{r.pk}",
-            label=_("%(name)s (%(player)s) asks to enter “%(scene)s”")
-            % {
-                "name": r.character.name,
-                "player": r.character.player.get_username() if r.character.player else "?",
-                "scene": r.scene.title,
-            },
-            url=by_id[r.scene.campaign_id].get_absolute_url() + "#pending",
-            campaign=by_id[r.scene.campaign_id],
-            when=r.created_at,
-        )
-        for r in rows
-    ]
-
-
-def _dangers(campaigns: Sequence[Campaign]) -> list[InboxItem]:
-    by_id = {c.pk: c for c in campaigns}
-    return [
-        InboxItem(
-            kind="danger",
-            key=f"danger-{cf.character.pk}-{by_id[cid].current_day}",
-            label=_("%(name)s is in danger") % {"name": cf.character.name},
-            url=cf.character.get_absolute_url(),
-            campaign=by_id[cid],
-        )
-        for cid, found in campaigns_forecasts(campaigns).items()
-        for cf in found
-        if cf.forecast.danger
-    ]
-
-
-def master_pending_batch(campaigns: Sequence[Campaign]) -> dict[int, list[InboxItem]]:
-    """Every pending item of each campaign (the caller masters them all), keyed by campaign id:
-    sheets to review, thresholds to set, roll requests not answered, requests to enter a scene,
-    characters in danger, in that order. Nine queries whatever the number of campaigns (four
-    when none has a living character; none for no campaign). Source: RULES.md R3 (thresholds),
-    R6, R10, R15 (danger)."""
-    if not campaigns:
-        return {}
-    by_id = {c.pk: c for c in campaigns}
-    out: dict[int, list[InboxItem]] = defaultdict(list)
-    found = [
-        *_sheets(by_id),
-        *_thresholds(by_id),
-        *_requests(by_id),
-        *_joins(by_id),
-        *_dangers(campaigns),
-    ]
-    for item in found:
-        out[item.campaign.pk].append(item)
-    return dict(out)
-
-
 def item_fields(item: InboxItem) -> dict[str, Any]:
     """An item as plain values (the API's and the tests' view of it)."""
     return {
@@ -378,6 +228,6 @@ def item_fields(item: InboxItem) -> dict[str, Any]:
         "key": item.key,
         "label": item.label,
         "url": item.url,
-        "campaign": item.campaign.slug,
+        "campaign": item.campaign.slug if item.campaign else None,
         "when": item.when,
     }

@@ -60,7 +60,7 @@ class InboxFeed(Feed):
         return item.label
 
     def item_description(self, item: InboxItem) -> str:
-        return item.campaign.name
+        return item.campaign.name if item.campaign else ""
 
     def item_link(self, item: InboxItem) -> str:
         return item.url

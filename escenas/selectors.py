@@ -59,7 +59,7 @@ from nucleo.users import AnyUser
 from personajes.access import CharacterViewer
 from personajes.access import member_viewers as member_viewers  # read by the services
 from personajes.mapping import condition_state
-from personajes.models import Character, DiaryEntry, Roll, Trait, TraitValue
+from personajes.models import Character, DayRecord, DiaryEntry, Roll, Trait, TraitValue
 from reglas.characters import action_penalty, is_dirt_sensitive
 from reglas.core import breakdown_total
 from reglas.dice import action_chance
@@ -498,9 +498,22 @@ def preference_for(user: AnyUser) -> NotificationPreference | None:
 
 def diary_entries(character: Character, *, days: int = 14) -> list[DiaryEntry]:
     """The character's last ``days`` diary entries (R25, written by the daily tick), oldest
-    first. One query. Source: RULES.md R25."""
-    rows = list(DiaryEntry.objects.filter(character=character).order_by("-day")[:days])
+    first, each with ``sleep_reason`` and ``sleep_reason_label``: why the master marked a
+    different sleep that day (guard duty, travel; "" unmarked), from its ``DayRecord``.
+    The reason is informational: the tick reads the hours slept (R6, R15), not why. One
+    query (the reason is a subquery). Source: RULES.md R6, R15, R25."""
+    reason = DayRecord.objects.filter(character=OuterRef("character"), day=OuterRef("day"))
+    rows: list[DiaryEntry] = list(
+        DiaryEntry.objects.filter(character=character)
+        .annotate(sleep_reason=Subquery(reason.values("sleep_reason")[:1]))
+        .order_by("-day")[:days]
+    )
     rows.reverse()
+    labels = dict(DayRecord.SleepReason.choices)
+    for row in rows:
+        code = row.sleep_reason or ""  # type: ignore[attr-defined]
+        row.sleep_reason = code  # type: ignore[attr-defined]
+        row.sleep_reason_label = labels.get(code, "") if code else ""  # type: ignore[attr-defined]
     return rows
 
 

@@ -94,20 +94,7 @@ def _run(action: str, data: dict[str, Any], campaign: Campaign, user: Any) -> st
             return _("Given: %(n)s × %(item)s to %(who)s.") % words
         return _("Taken: %(n)s × %(item)s from %(who)s.") % words
     if action == "transfer":
-        master_supplies.movement_place_transfer(
-            campaign_id=campaign.pk,
-            user=user,
-            from_place_id=data["from_place"].pk,
-            to_place_id=data["to_place"].pk,
-            item_type_id=data["item_type"].pk,
-            quantity=data["quantity"],
-        )
-        return _("Moved: %(n)s × %(item)s from %(a)s to %(b)s.") % {
-            "n": data["quantity"],
-            "item": data["item_type"].name,
-            "a": data["from_place"].name,
-            "b": data["to_place"].name,
-        }
+        return _transfer(data, campaign, user)
     roll = tally.tally_record(
         settlement=data["settlement"],
         user=user,
@@ -115,6 +102,31 @@ def _run(action: str, data: dict[str, Any], campaign: Campaign, user: Any) -> st
         rescued=data["rescued"],
     )
     return world_roll_text(roll)
+
+
+def _transfer(data: dict[str, Any], campaign: Campaign, user: Any) -> str:
+    """Move stock between places, or stock a place (no source), or take it away (no
+    destination); returns the confirmation sentence."""
+    source, target = data["from_place"], data["to_place"]
+    master_supplies.movement_place_transfer(
+        campaign_id=campaign.pk,
+        user=user,
+        from_place_id=source.pk if source else None,
+        to_place_id=target.pk if target else None,
+        item_type_id=data["item_type"].pk,
+        quantity=data["quantity"],
+    )
+    words = {
+        "n": data["quantity"],
+        "item": data["item_type"].name,
+        "a": source.name if source else "",
+        "b": target.name if target else "",
+    }
+    if source is None:
+        return _("Stocked: %(n)s × %(item)s added to %(b)s.") % words
+    if target is None:
+        return _("Taken away: %(n)s × %(item)s from %(a)s.") % words
+    return _("Moved: %(n)s × %(item)s from %(a)s to %(b)s.") % words
 
 
 @login_required

@@ -116,10 +116,22 @@ class GiveTakeForm(_CampaignForm):
 
 
 class PlaceTransferForm(_CampaignForm):
-    """Stock moves from one place (a shelter's stash, a discovered shop) to another."""
+    """Stock moves from one place (a shelter's stash, a discovered shop) to another; with no
+    source the master stocks the place with new supplies, with no destination takes them away.
+    """
 
-    from_place = forms.ModelChoiceField(label=_("From"), queryset=Location.objects.none())
-    to_place = forms.ModelChoiceField(label=_("To"), queryset=Location.objects.none())
+    from_place = forms.ModelChoiceField(
+        label=_("From"),
+        queryset=Location.objects.none(),
+        required=False,
+        empty_label=_("— the master: new supplies —"),
+    )
+    to_place = forms.ModelChoiceField(
+        label=_("To"),
+        queryset=Location.objects.none(),
+        required=False,
+        empty_label=_("— the master: taken away —"),
+    )
     item_type = forms.ModelChoiceField(label=_("Item"), queryset=ItemType.objects.none())
     quantity = forms.CharField(label=_("Quantity (units)"), max_length=20)
 
@@ -132,6 +144,12 @@ class PlaceTransferForm(_CampaignForm):
         self.fields["item_type"].queryset = self.campaign.item_types.exclude(  # type: ignore[attr-defined]
             kind=ItemType.Kind.WEAPON
         ).order_by("name")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("from_place") is None and data.get("to_place") is None and not self.errors:
+            self.add_error("to_place", _("Choose the place that gives or receives it."))
+        return data
 
 
 class TallyForm(_CampaignForm):
@@ -159,6 +177,33 @@ CONTROL_FORMS: dict[str, type[_CampaignForm]] = {
 """The world controls by action name (the URL's ``action``)."""
 
 
-def control_forms(campaign: Campaign) -> dict[str, _CampaignForm]:
-    """Every control's unbound form, by action (for the world page)."""
-    return {name: cls(campaign=campaign, prefix=name) for name, cls in CONTROL_FORMS.items()}
+def control_forms(campaign: Campaign, query: Any = None) -> dict[str, _CampaignForm]:
+    """Every control's unbound form, by action (for the world page). ``query`` (the page's
+    GET) may preset the give form: ``give`` a character id and ``kind`` an item kind (the
+    pending list's "give water" link); one query then, for the first item of that kind."""
+    forms_by_action = {
+        name: cls(campaign=campaign, prefix=name) for name, cls in CONTROL_FORMS.items()
+    }
+    preset = give_preset(campaign, query)
+    if preset:
+        forms_by_action["give"].initial.update(preset)
+    return forms_by_action
+
+
+def give_preset(campaign: Campaign, query: Any) -> dict[str, Any]:
+    """The give form's initial ``character`` and ``item_type`` from ``?give=<id>&kind=<kind>``
+    (empty without a valid ``give``; a bad id selects nothing, it is only a preset)."""
+    if not query or not str(query.get("give", "")).isdigit():
+        return {}
+    preset: dict[str, Any] = {"character": int(query["give"]), "direction": "give"}
+    kind = query.get("kind", "")
+    if kind in ItemType.Kind.values:
+        found = (
+            campaign.item_types.filter(kind=kind)
+            .order_by("name")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if found is not None:
+            preset["item_type"] = found
+    return preset

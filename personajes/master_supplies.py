@@ -1,4 +1,5 @@
-"""The master's supply controls: moving stock between places, and undoing a movement.
+"""The master's supply controls: moving stock between places (or stocking a place with new
+supplies, or taking them away), and undoing a movement.
 
 Same discipline as ``personajes.movements`` (whose helpers this module shares): one
 transaction under the campaign lock; the stock rows changed are locked, characters' before
@@ -114,17 +115,22 @@ def movement_place_transfer(
     quantity: Any,
 ) -> Movement:
     """The master moves ``quantity`` units of an item from one place's stock to another's
-    (a shelter's stash or a discovered shop's stock, either way). Raises ServiceError (field
-    errors): not the master; not a shelter or shop of this campaign, or the same place twice;
-    an undiscovered shop; an item a shop does not hold; a bad quantity; not enough at the
-    source ("none left" / "only n"). Nothing changes then. Source: RULES.md R15, R23."""
+    (a shelter's stash or a discovered shop's stock, either way). Either end may be None,
+    "the master": ``from_place_id`` None stocks the place with new supplies (reason
+    ``master_give``, from nowhere), ``to_place_id`` None takes them away (``master_take``,
+    to nowhere); not both. Raises ServiceError (field errors): not the master; not a shelter
+    or shop of this campaign, the same place twice or no place at all; an undiscovered shop;
+    an item a shop does not hold; a bad quantity; not enough at the source ("none left" /
+    "only n"). Nothing changes then. Source: RULES.md R15, R23."""
     amount = _parse_quantity(quantity)
     with campaign_lock(campaign_id) as campaign:
         if not is_master(campaign.pk, user):
             raise ServiceError(_("Only the campaign's master can do that."))
-        source = _place(campaign.pk, from_place_id, "from_place")
-        target = _place(campaign.pk, to_place_id, "to_place")
-        if source.pk == target.pk:
+        if from_place_id is None and to_place_id is None:
+            raise ServiceError({"to_place": _("Choose the place that gives or receives it.")})
+        source = None if from_place_id is None else _place(campaign.pk, from_place_id, "from_place")
+        target = None if to_place_id is None else _place(campaign.pk, to_place_id, "to_place")
+        if source is not None and target is not None and source.pk == target.pk:
             raise ServiceError({"to_place": _("Choose another place to move it to.")})
         item = ItemType.objects.filter(pk=item_type_id or 0, campaign_id=campaign.pk).first()
         if item is None:
@@ -133,6 +139,11 @@ def movement_place_transfer(
         _lock_sides(item, sides)
         _out(sides[0], item, amount)
         _in(sides[1], item, amount)
+        reason = Movement.Reason.MASTER_MOVE
+        if source is None:
+            reason = Movement.Reason.MASTER_GIVE
+        elif target is None:
+            reason = Movement.Reason.MASTER_TAKE
         return Movement.objects.create(
             campaign_id=campaign.pk,
             day=campaign.current_day,
@@ -140,7 +151,7 @@ def movement_place_transfer(
             quantity=amount,
             from_place=source,
             to_place=target,
-            reason=Movement.Reason.MASTER_MOVE,
+            reason=reason,
             made_by=user if user is not None and user.is_authenticated else None,
         )
 

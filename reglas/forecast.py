@@ -36,6 +36,9 @@ HORIZON_DAYS = 60
 DANGER_DISEASE_P = 25
 """Tomorrow's disease odds (%) from which a character counts as in danger."""
 
+DANGER_DEATH_DAYS = 3
+"""A death foreseen fewer than this many days ahead (days) puts a character in danger."""
+
 
 @dataclass(frozen=True, slots=True)
 class Forecast:
@@ -219,7 +222,7 @@ def forecast(
         min_temp_c=min_temp_c,
         settings=s,
     )
-    soon = death_day is not None and death_day - today < 3
+    soon = death_day is not None and death_day - today < DANGER_DEATH_DAYS
     danger = soon or hungry or thirsty or p >= DANGER_DISEASE_P
     urgency = (
         (death_day - today) if death_day is not None else HORIZON_DAYS,

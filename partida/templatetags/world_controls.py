@@ -25,8 +25,10 @@ WINDOW = 10
 
 
 @register.simple_tag
-def world_controls(campaign: Campaign) -> dict[str, Any]:
-    """``forms`` by action, ``moves`` and ``movements`` (latest ``WINDOW``), and
+def world_controls(campaign: Campaign, query: Any = None) -> dict[str, Any]:
+    """``forms`` by action (``query``, the page's GET, may preset the give form: see
+    ``partida.world_forms.control_forms``; ``open`` names the section to show open then),
+    ``moves`` and ``movements`` (latest ``WINDOW``), and
     ``pending_routes``: each route check with zombies met not yet played, as
     ``(route_check, [characters])`` — the ``route_check`` (a ``WorldRoll``) is the hook the
     combat pages use to open a fight with those zombies. Five queries."""
@@ -54,7 +56,8 @@ def world_controls(campaign: Campaign) -> dict[str, Any]:
         .order_by("-created_at", "-id")[:WINDOW]
     )
     return {
-        "forms": control_forms(campaign),
+        "forms": control_forms(campaign, query),
+        "open": "supplies" if query and query.get("give") else "",
         "moves": places.recent_moves(campaign.pk, WINDOW),
         "movements": movements,
         "pending_routes": list(pending.values()),

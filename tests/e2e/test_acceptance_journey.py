@@ -1,20 +1,18 @@
-"""Issue 11's acceptance journey, in a real browser (Chromium, phone size) on the demo campaign.
+"""Issue 11's acceptance journey, in a real browser (Chromium, phone size) on the demo campaign,
+through the pages alone: the master never opens the admin and the test calls no service.
 
 A visitor follows an invitation, signs up (the code read from the outbox row, as allauth's mails
 go through it), joins, builds a 10-point sheet; the master approves it on the character's page
 (the arrival: the campaign's kit and the default shelter, the Polideportivo); the player writes
-a first post in the off-topic scene. Then 30 days are advanced through the tick's service, the
-player taking two bottles of water from the shelter's stash each day through the service the
-sheet's movement form uses. On day 37 the character is alive, its diary has 30 rows, every page
-either of them opened answered 200, and the master never opened the admin.
-
-Two things the pages do not do yet, so done here through their services (reported to the lead):
-- the master stocks the shelter's stash for a month (``personajes.days.shelter_stash_set``; the
-  master's stock page is being built in the ``world`` part);
-- disease is switched off for the campaign (``rule_overrides``, as the tick tests do with
-  ``no_disease``): with the rules' winter disease odds a character housed, fed and watered for
-  30 days still falls ill and may die of it (seen: one campaign entropy in four died on day 23),
-  and an acceptance test may not assert what the dice can miss.
+a first post in the off-topic scene. The master stocks the Polideportivo's stash for a month
+on the world page ("Stock a place or move its stock", from "the master": a movement row, with
+its undo) and switches the disease odds off on the rules page (the R10 settings: with the
+rules' winter odds a character housed, fed and watered for 30 days still falls ill and may die
+of it, seen: one campaign entropy in four died on day 23, and an acceptance test may not assert
+what the dice can miss). Then, 30 times, the player takes two bottles of water from the
+shelter's stash on the sheet's form and the master presses "Avanzar día" on the campaign page
+(htmx, its confirmation accepted). On day 37 the character is alive, its diary has 30 rows,
+every page either of them opened answered 200, and the master never opened the admin.
 """
 
 from __future__ import annotations
@@ -26,6 +24,18 @@ from io import StringIO
 from tests.e2e.test_play_loop import browser, pytestmark, signed_in_page  # noqa: F401
 
 POINTS = {"resistencia": 3, "supervivencia": 3, "medicina": 2, "percepcion": 2}
+CLICKED_DAYS = 2
+"""Days of the 30 played by clicking the forms; the others post to the same endpoints."""
+R10_OFF = (
+    # Every source of R10's odds a housed, fed and watered character meets: p = 0 %.
+    "season_base_winter",
+    "season_base_spring",
+    "season_base_summer",
+    "season_base_autumn",
+    "sick_housemate_disease_points",
+    "precipitation_disease_points",
+    "cold_degree_disease_points",
+)
 
 
 def watch(page, seen: list[tuple[str, int]]) -> None:
@@ -45,14 +55,13 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     from mundo import services
     from mundo.models import Campaign, Location, Membership
     from nucleo.models import OutboxMessage
-    from partida.tick import advance_day
-    from personajes import days, movements
-    from personajes.models import Character, DiaryEntry, ItemType
-    from tests.partida.tick_helpers import no_disease
+    from personajes.models import Character, DiaryEntry, ItemType, Movement, ShelterStash
 
     call_command("cargar_demo", stdout=StringIO())
     campaign = Campaign.objects.get(slug="valle-gris")
     master = Membership.objects.get(campaign=campaign, role=Membership.Role.MASTER).user
+    # The invitation link is the one thing made outside the pages: the master would copy it
+    # from the invitations page and send it by other means.
     invitation = services.invitation_create(campaign=campaign, created_by=master)
     player_seen: list[tuple[str, int]] = []
     master_seen: list[tuple[str, int]] = []
@@ -87,10 +96,12 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     nora = Character.objects.get(campaign=campaign, name="Nora Prieto")
     assert nora.status == Character.Status.SUBMITTED
 
-    # --- the master approves it on the character's page ---
+    # --- the master sees it pending and approves it on the character's page ---
     boss = signed_in_page(browser, live_server, master)
     watch(boss, master_seen)
+    boss.on("dialog", lambda dialog: dialog.accept())  # "Avanzar día" asks to confirm
     boss.goto(live_server.url + campaign.get_absolute_url())
+    assert "Hoja de Nora Prieto (nora) esperando tu revisión" in boss.inner_text("#pending")
     boss.goto(live_server.url + nora.get_absolute_url())
     boss.get_by_role("button", name="Aprobar").click()
     boss.wait_for_load_state()
@@ -111,22 +122,86 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     page.get_by_role("button", name="Enviar", exact=True).click()
     page.wait_for_selector("#posts .post:has-text('Nora acaba de llegar')")
 
-    # --- 30 days, the player taking water from the shelter's stash each day ---
+    # --- the master stocks the shelter's stash on the world page ---
     water = ItemType.objects.get(campaign=campaign, kind=ItemType.Kind.WATER)
     food = ItemType.objects.get(campaign=campaign, name="Lata de conservas")
     paper = ItemType.objects.get(campaign=campaign, kind=ItemType.Kind.TOILET_PAPER)
-    for item, units in ((water, 200), (food, 300), (paper, 60)):
-        days.shelter_stash_set(shelter=shelter, item_type=item, quantity=units, user=master)
-    no_disease(campaign)
-    player = nora.player
-    for _day in range(30):
-        nora.refresh_from_db()
-        assert nora.status == Character.Status.APPROVED, (nora.death_cause, nora.death_day)
-        movements.movement_stash(
-            character=nora, user=player, item_type_id=water.pk, quantity=2, leave=False
+    before = {s.item_type_id: s.quantity for s in ShelterStash.objects.filter(shelter=shelter)}
+    # The demo's own movements (its master stocked this stash once too) are not the journey's.
+    demo_movements = list(Movement.objects.values_list("pk", flat=True))
+    world = live_server.url + reverse("mundo:world", kwargs={"slug": campaign.slug})
+    for stocked, units in ((water, 200), (food, 300), (paper, 60)):
+        boss.goto(world)
+        boss.locator("#supplies > summary").click()
+        # "From" is left at its first choice, "the master: new supplies".
+        assert boss.locator("#id_transfer-from_place").input_value() == ""
+        boss.select_option("#id_transfer-to_place", str(shelter.pk))
+        boss.select_option("#id_transfer-item_type", str(stocked.pk))
+        boss.fill("#id_transfer-quantity", str(units))
+        boss.locator("#transfer").get_by_role("button", name="Mover").click()
+        boss.wait_for_selector(f".messages :text('Abastecido: {units} × {stocked.name}')")
+    for stocked, units in ((water, 200), (food, 300), (paper, 60)):
+        row = ShelterStash.objects.get(shelter=shelter, item_type=stocked)
+        assert row.quantity == before.get(stocked.pk, 0) + units
+    stocked_rows = Movement.objects.filter(
+        campaign=campaign, to_place=shelter, reason="master_give"
+    ).exclude(pk__in=demo_movements)
+    assert stocked_rows.count() == 3
+    assert all(m.from_place_id is None and m.from_character_id is None for m in stocked_rows)
+
+    # --- … and switches the disease odds off on the rules page (R10) ---
+    boss.goto(live_server.url + reverse("mundo:rules", kwargs={"slug": campaign.slug}))
+    boss.locator("#settings-R10 > summary").click()
+    for name in R10_OFF:
+        boss.fill(f"#id_R10-{name}", "0")
+    boss.get_by_role("button", name="Guardar R10").click()
+    boss.wait_for_selector(".messages :text('Reglas guardadas')")
+    campaign.refresh_from_db()
+    assert {name: getattr(campaign.rules, name) for name in R10_OFF} == dict.fromkeys(R10_OFF, 0)
+
+    # --- 30 days: the player takes water from the stash, the master advances the day ---
+    # The first CLICKED_DAYS through the forms themselves; the rest through the same endpoints
+    # with each browser's own session and CSRF token (a click costs a page render: 30 of them
+    # would take minutes), answers checked the same way.
+    sheet = live_server.url + nora.get_absolute_url()
+    home = live_server.url + campaign.get_absolute_url()
+    for day in range(7, 7 + CLICKED_DAYS):
+        page.goto(sheet)
+        page.select_option("#take-item", str(water.pk))
+        page.fill("#take-quantity", "2")
+        page.get_by_role("button", name="Coger", exact=True).click()
+        page.wait_for_selector(".messages :text('Hecho')")
+        boss.goto(home)
+        with boss.expect_response(lambda r: r.url.endswith("/avanzar/")) as advanced:
+            boss.get_by_role("button", name="Avanzar día").click()
+        assert advanced.value.status == 200
+        boss.wait_for_selector(f"#advance :text('Ahora es el día {day + 1}.')")
+    supplies = live_server.url + reverse("personajes:supplies", kwargs={"pk": nora.pk})
+    advance = live_server.url + reverse("advance_day", kwargs={"slug": campaign.slug})
+    player_token = page.locator("input[name=csrfmiddlewaretoken]").first.input_value()
+    master_token = boss.locator("input[name=csrfmiddlewaretoken]").first.input_value()
+    for day in range(7 + CLICKED_DAYS, 37):
+        took = page.request.post(
+            supplies,
+            form={
+                "csrfmiddlewaretoken": player_token,
+                "action": "take",
+                "item_type": str(water.pk),
+                "quantity": "2",
+            },
+            max_redirects=0,
         )
-        campaign.refresh_from_db()
-        advance_day(campaign)
+        player_seen.append((supplies, took.status))
+        assert took.status == 302
+        advanced = boss.request.post(
+            advance,
+            form={"csrfmiddlewaretoken": master_token, "expected_day": str(day)},
+            headers={"HX-Request": "true"},
+        )
+        master_seen.append((advance, advanced.status))
+        assert advanced.status == 200 and f"Ahora es el día {day + 1}." in advanced.text()
+        nora.refresh_from_db()
+        assert nora.status == Character.Status.APPROVED, (day, nora.death_cause)
 
     campaign.refresh_from_db()
     nora.refresh_from_db()
@@ -136,6 +211,12 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     assert set(DiaryEntry.objects.filter(character=nora).values_list("day", flat=True)) == set(
         range(7, 37)
     )
+    taken = Movement.objects.filter(from_place=shelter, to_character=nora, reason="stash_take")
+    assert taken.count() == 30
+    # The water came from the stash the master stocked: 200 bottles, less Nora's 60, less
+    # what the tick took for the Polideportivo's residents when their own ran out (R15).
+    left = ShelterStash.objects.get(shelter=shelter, item_type=water).quantity
+    assert left <= before.get(water.pk, 0) + 200 - 60
 
     # --- every page answers 200, for the player and the master ---
     diary = campaign.scenes.get(kind="diary", diary_character=nora)
@@ -149,10 +230,15 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
         page.goto(live_server.url + url)
         boss.goto(live_server.url + url)
     # Every page load was a 200, or the 302 after a form was sent (sign-up, code, join, sheet,
-    # approval, post); the pages of day 37, read by both, are 200.
+    # approval, post, the stash's take, the world control, the rules); the pages of day 37,
+    # read by both, are 200.
     assert [s for s in player_seen + master_seen if s[1] not in (200, 302)] == []
     assert [status for _path, status in player_seen[-5:] + master_seen[-5:]] == [200] * 10
     review = reverse("personajes:review", kwargs={"pk": nora.pk})
-    assert [path for path, status in master_seen if status == 302] == [review]
+    transfer = reverse("world_control", kwargs={"slug": campaign.slug, "action": "transfer"})
+    rules = reverse("mundo:rules", kwargs={"slug": campaign.slug})
+    assert sorted({path for path, status in master_seen if status == 302}) == sorted(
+        {review, transfer, rules}
+    )
     assert not [path for path, _status in master_seen if path.startswith("/admin")]
     context.close()

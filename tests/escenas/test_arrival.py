@@ -71,8 +71,10 @@ def test_submitting_tells_the_master_and_lists_the_sheet_as_pending(
     client = Client()
     client.force_login(master)
     page = client.get(campaign.get_absolute_url()).content.decode()
-    assert "1 pendiente" in page
+    # Ana's sheet, and Bruno (approved, carrying nothing) thirsty tomorrow: in danger.
+    assert "2 pendientes" in page
     assert "Hoja de Ana (alicia) esperando tu revisión" in page
+    assert "Bruno: Sed mañana" in page
 
 
 def test_a_master_who_wants_no_mail_gets_none_but_still_sees_the_count(

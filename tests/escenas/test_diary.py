@@ -80,3 +80,26 @@ def test_diary_page_shows_the_table_and_an_accessible_chart(campaign, player_a, 
     assert "Contadores y penalización de Ana Forastera" in html
     assert html.index("diary-table") < html.index('id="posts"')  # the table above the posts
     assert client_for(player_b).get(scene.get_absolute_url()).status_code == 404
+
+
+def test_the_diary_says_why_a_sleep_was_short_and_the_tick_reads_only_the_hours(
+    campaign, player_a, char_a, django_assert_num_queries
+):
+    # R6/R15: the tick reads the hours slept of the master's mark (sleep_h), never why; the
+    # reason (guard duty, travel) is shown beside the hours in the diary table, read in the
+    # same query as the rows (a subquery on the day's DayRecord).
+    from escenas.selectors import diary_entries
+    from personajes.models import DayRecord
+
+    DayRecord.objects.create(character=char_a, day=6, sleep_h=3, sleep_reason="guard_duty")
+    DayRecord.objects.create(character=char_a, day=7, sleep_h=5)
+    for day in (5, 6, 7):
+        saved_entries([char_a], day, sleep_h={5: 8, 6: 3, 7: 5}[day])
+    with django_assert_num_queries(1):
+        rows = diary_entries(char_a)
+    assert [(r.day, r.sleep_reason) for r in rows] == [(5, ""), (6, "guard_duty"), (7, "")]
+    html = client_for(player_a).get(scenes.diary_scene_for(char_a).get_absolute_url())
+    page = html.content.decode()
+    start = page.index("diary-table")
+    table = page[start : page.index("</table>", start)]
+    assert table.count('<small class="help">guardia</small>') == 1

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from escenas import inbox, joining, notifications, scenes, services
 from escenas.models import Scene
-from escenas.templatetags.pending import master_pending_items
+from escenas.pending import master_pending_items
 from mundo.models import Membership
 from personajes.models import Character, Trait
 from tests.escenas.conftest import access_for, client_for
@@ -103,7 +103,11 @@ def test_the_master_sees_every_pending_item_one_link_away(
     post = story.posts.get()
     assert by_kind["threshold"].url == post.get_absolute_url()
     assert by_kind["request"].url == story.get_absolute_url() + "?page=last#requests"
-    assert by_kind["join"].url == campaign.get_absolute_url() + "#pending"
+    join = by_kind["join"]
+    assert (join.url, join.link_text) == (join.scene.get_absolute_url(), "Ver la escena")
+    assert join.action_url == reverse(
+        "escenas:join_decide", kwargs={"slug": campaign.slug, "pk": join.key.split("-")[1]}
+    )
     # The same items for the campaign page's selector; nothing for a player.
     assert master_pending_items(campaign, user=master) == row.pending
     assert master_pending_items(campaign, user=player_a) == []
@@ -115,9 +119,14 @@ def test_a_character_in_danger_is_a_pending_item(campaign, master, player_a, cha
     char_a.thirst_days = 2  # R6: a third day without water kills
     char_a.save()
     danger = [i for i in inbox.inbox_for(master).pending if i.kind == "danger"]
-    assert [(i.label, i.url) for i in danger] == [
-        ("Ana Forastera está en peligro", char_a.get_absolute_url())
-    ]
+    # The campaign page's words and its link that fixes it (escenas.pending): water, given
+    # from the world page's form set for her.
+    (item,) = danger
+    assert item.label.startswith("Ana Forastera: Sed mañana;")
+    assert "Muerte por sed el día" in item.label
+    assert item.url == (
+        reverse("mundo:world", kwargs={"slug": campaign.slug}) + f"?give={char_a.pk}&kind=water#give"
+    )
 
 
 def _second_campaign(n, master, player_a):

@@ -296,11 +296,12 @@ def test_the_demo_shows_the_arrival_and_the_masters_pending_sheet():
     assert Arrival.objects.get(campaign=campaign).shelter.name == "Polideportivo municipal"
     story = Scene.objects.get(campaign=campaign, title__startswith="La gasolinera")
     assert story.open_to_new_characters
-    # Elena's sheet waits in the master's pending list, with the count.
+    # Elena's sheet waits in the master's pending list, with the count (2: Tomás, thirsty
+    # tomorrow, is the other, tests/partida/test_demo_foresight.py).
     master = Client()
     assert master.login(username="master", password="partida-master")
     page = master.get(campaign.get_absolute_url()).content.decode()
-    assert "1 pendiente" in page
+    assert "2 pendientes" in page
     assert "Hoja de Elena Soto (carla) esperando tu revisión" in page
     # Lucía was approved with the arrival kit (the catalogue's first food by name: 16 bars of
     # 250 kcal; 3 bottles of 1.5 L; one roll) on top of her own 3 cans and 2 bottles; days 4–6
@@ -316,14 +317,16 @@ def test_the_demo_shows_the_arrival_and_the_masters_pending_sheet():
 
     tomas = Character.objects.get(campaign=campaign, name="Tomás Vidal")
     reasons = Movement.objects.filter(campaign=campaign).values_list("reason", flat=True)
-    # Two kits of three lines; the 12 starting items the master gave; Tomás at the stash; the
-    # master's water from the Polideportivo to San Roque (demo_places).
+    # Two kits of three lines; the 12 starting items the master gave and the paper the master
+    # stocked the Polideportivo with; Tomás at the stash; the master's water from the
+    # Polideportivo to San Roque, and San Roque's fouled water taken away (demo_places).
     assert Counter(reasons) == {
         "arrival": 6,
-        "master_give": 12,
+        "master_give": 13,
         "stash_leave": 1,
         "stash_take": 1,
         "master_move": 1,
+        "master_take": 1,
     }
     bruno = Client()
     assert bruno.login(username="bruno", password="partida-bruno")

@@ -11,6 +11,7 @@ of water in its stash; its Ultramarinos a discovered shop with 1 200 kcal and 1 
 
 from __future__ import annotations
 
+import re
 import threading
 from decimal import Decimal
 
@@ -263,6 +264,110 @@ def test_stock_moves_between_places_in_units_and_kcal_and_is_undone(world, campa
         master_supplies.movement_undo(campaign_id=campaign.pk, user=master, movement_id=moved.pk)
     with pytest.raises(ServiceError, match="no se deshace"):
         master_supplies.movement_undo(campaign_id=campaign.pk, user=master, movement_id=undo.pk)
+
+
+def test_the_master_stocks_a_stash_and_takes_it_away_each_undone(world, campaign, master):
+    # From "the master" (no source): new supplies into the Colegio's stash, a movement from
+    # nowhere (master_give); to "the master" (no destination): taken away (master_take).
+    school, water = world["school"], world["water"]
+    stocked = master_supplies.movement_place_transfer(
+        campaign_id=campaign.pk,
+        user=master,
+        from_place_id=None,
+        to_place_id=school.pk,
+        item_type_id=water.pk,
+        quantity=200,
+    )
+    assert units(ShelterStash, water, shelter=school) == Decimal("204.000")
+    assert (stocked.from_place, stocked.from_character, stocked.to_place, stocked.reason) == (
+        None,
+        None,
+        school,
+        "master_give",
+    )
+    assert (stocked.day, stocked.made_by, stocked.quantity) == (7, master, Decimal("200.000"))
+    removed = master_supplies.movement_place_transfer(
+        campaign_id=campaign.pk,
+        user=master,
+        from_place_id=school.pk,
+        to_place_id=None,
+        item_type_id=water.pk,
+        quantity="4,5",
+    )
+    assert units(ShelterStash, water, shelter=school) == Decimal("199.500")
+    assert (removed.from_place, removed.to_place, removed.reason) == (school, None, "master_take")
+    with pytest.raises(ServiceError, match=r"sólo hay 199\.5; no se pueden quitar 500"):
+        master_supplies.movement_place_transfer(
+            campaign_id=campaign.pk,
+            user=master,
+            from_place_id=school.pk,
+            to_place_id=None,
+            item_type_id=water.pk,
+            quantity=500,
+        )
+    with pytest.raises(ServiceError, match="Elige el lugar que lo da o lo recibe"):
+        master_supplies.movement_place_transfer(
+            campaign_id=campaign.pk,
+            user=master,
+            from_place_id=None,
+            to_place_id=None,
+            item_type_id=water.pk,
+            quantity=1,
+        )
+    # The undo of the stocking takes the 200 back out of the stash, to nowhere: refused while
+    # only 199.5 are left, done once the take-away is undone (its 4.5 come back from nowhere).
+    with pytest.raises(ServiceError, match=r"sólo hay 199\.5"):
+        master_supplies.movement_undo(campaign_id=campaign.pk, user=master, movement_id=stocked.pk)
+    master_supplies.movement_undo(campaign_id=campaign.pk, user=master, movement_id=removed.pk)
+    back = master_supplies.movement_undo(
+        campaign_id=campaign.pk, user=master, movement_id=stocked.pk
+    )
+    assert units(ShelterStash, water, shelter=school) == Decimal("4.000")
+    assert (back.from_place, back.to_place, back.reverses, back.reason) == (
+        school,
+        None,
+        stocked,
+        "undo",
+    )
+
+
+def test_the_stock_control_posts_from_the_world_page(world, campaign, master):
+    client = Client()
+    client.force_login(master)
+    url = reverse("world_control", kwargs={"slug": campaign.slug, "action": "transfer"})
+    school, water = world["school"], world["water"]
+    done = client.post(
+        url,
+        {"transfer-to_place": school.pk, "transfer-item_type": water.pk, "transfer-quantity": "6"},
+        follow=True,
+    )
+    text = done.content.decode()
+    assert "Abastecido: 6 × Litro de agua añadido a Colegio." in text
+    assert units(ShelterStash, water, shelter=school) == Decimal("10.000")
+    # The history names the master as the source, with the undo button.
+    history = text[text.index('id="place-movements"') :]
+    assert re.search(r"<td>el máster</td>\s*<td>Colegio</td>", history)
+    assert "dado por el máster" in history
+    refused = client.post(url, {"transfer-item_type": water.pk, "transfer-quantity": "1"})
+    assert refused.status_code == 400
+    assert "Elige el lugar que lo da o lo recibe." in refused.content.decode()
+    page = client.get(reverse("mundo:world", kwargs={"slug": campaign.slug})).content.decode()
+    assert "— el máster: suministros nuevos —" in page and "— el máster: se retira —" in page
+
+
+def test_a_danger_link_presets_the_give_form_and_opens_supplies(world, campaign, master):
+    client = Client()
+    client.force_login(master)
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    plain = client.get(url).content.decode()
+    assert '<details class="task" id="supplies">' in plain
+    ana, water = world["ana"], world["water"]
+    page = client.get(url, {"give": ana.pk, "kind": "water"}).content.decode()
+    assert '<details class="task" id="supplies" open>' in page
+    give = page[page.index('id="give"') : page.index('id="transfer"')]
+    assert f'<option value="{ana.pk}" selected>Ana</option>' in give
+    assert f'<option value="{water.pk}" selected>Litro de agua</option>' in give
+    assert client.get(url, {"give": "x", "kind": "nada"}).status_code == 200
 
 
 def test_a_players_give_is_undone_unless_the_units_are_gone(world, campaign, master, player_a):
