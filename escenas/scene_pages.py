@@ -20,7 +20,7 @@ rolls and whisper recipients (3). Source of the visibility rules: ``escenas.acce
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -82,11 +82,17 @@ class PostSlot:
 @dataclass(frozen=True, slots=True)
 class ScenePage:
     """One page of a scene as one viewer sees it: its post slots, how many visible posts come
-    before it and in all (``total``), and the ids that make its cursors."""
+    before it and in all (``total``), and the ids that make its cursors.
+
+    ``list_key``: the cache key of the page's whole post list (empty: not cached, the access
+    had no version); ``list_html``: that list as stored (placeholders in it), and then the slots
+    carry only their ids (``{% cached_list %}`` writes it out, or renders and stores it)."""
 
     posts: list[PostSlot]
     before: int
     total: int
+    list_key: str = ""
+    list_html: str | None = None
 
     @property
     def first_post_id(self) -> int:
@@ -155,9 +161,64 @@ def _rows(
     return rows, rows[0][0] if rows else after + 1, None
 
 
+def list_key(access: SceneAccess, cursor: Cursor, last_read: int | None) -> str:
+    """The cache key of a page's post list: the scene, its ``SceneVersion``, the viewer (master
+    or not and the user: whispers, authorship, the master's extras), the campaign's slug (in the
+    links), the cursor and the read marker (the new-flags, the unread page). Empty when the
+    access was fetched without a version."""
+    version = access.version
+    if version is None:
+        return ""
+    viewer = access.viewer
+    who = f"{'m' if viewer.is_master else 'v'}{viewer.user_id or 0}"
+    return fragments.versioned_key(
+        "list",
+        access.scene.pk,
+        version.token,
+        who,
+        access.scene.campaign.slug,
+        f"{cursor.kind}{cursor.value}",
+        "-" if last_read is None else last_read,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredList:
+    """What the cache keeps of a page's post list: its ``html`` (with placeholders) and the
+    page's facts (post ids, ``before``, ``total``) that the rest of the page reads."""
+
+    html: str
+    pks: tuple[int, ...]
+    before: int
+    total: int
+
+
+def stored_list(page: ScenePage, html: str) -> StoredList:
+    """The ``StoredList`` of a freshly rendered page."""
+    return StoredList(
+        html=html, pks=tuple(s.pk for s in page.posts), before=page.before, total=page.total
+    )
+
+
 def scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) -> ScenePage:
     """The page of the scene's visible posts at ``cursor`` for ``access.viewer`` (see the module
-    docstring), each post's fragment taken from the cache when stored (``escenas.fragments``)."""
+    docstring), each post's fragment taken from the cache when stored (``escenas.fragments``).
+
+    With ``access.version`` the whole post list is looked up first (``list_key``): on a hit no
+    post query runs and the page carries the stored list."""
+    key = list_key(access, cursor, last_read)
+    if key:
+        hit = fragments.cached_value(key)
+        if isinstance(hit, StoredList):
+            slots = [PostSlot(pk=pk, key="", html=None, view=None) for pk in hit.pks]
+            return ScenePage(
+                posts=slots, before=hit.before, total=hit.total, list_key=key, list_html=hit.html
+            )
+    page = _scene_page(access, cursor=cursor, last_read=last_read)
+    return replace(page, list_key=key) if key else page
+
+
+def _scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) -> ScenePage:
     viewer = access.viewer
     visible = Post.objects.filter(scene=access.scene).filter(posts_visible_q(viewer))
     rows, first, total = _rows(visible, cursor, last_read)
