@@ -16,6 +16,10 @@ Queries: the page's ids (1), the counts that place it (1: visible posts and thos
 the last page counts first and needs no other), an older ``?page=<n>`` link one more (the id
 that starts the page), and only for posts whose fragment is not cached, the posts with their
 rolls and whisper recipients (3). Source of the visibility rules: ``escenas.access``.
+
+With an access fetched ``with_version`` (the scene page), the whole post list is cached under
+the scene's version (``list_key``; ``escenas.fragments`` says what keeps it correct): a hit makes
+none of these queries.
 """
 
 from __future__ import annotations
