@@ -24,28 +24,47 @@ The campaign role comes from membership alone; a superuser who is not a member i
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import (
+    CharField,
     Count,
     Exists,
     F,
     IntegerField,
+    Max,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
+    StringAgg,
     Subquery,
+    Value,
 )
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Cast, Coalesce, Concat
 
-from escenas.models import NotificationPreference, Post, PostRevision, PostRoll, RollRequest, Scene
+from escenas.combat_models import Combat
+from escenas.models import (
+    NotificationPreference,
+    Post,
+    PostRevision,
+    PostRoll,
+    RollRequest,
+    Scene,
+    SceneRead,
+)
 from mundo.access import access_campaign, is_master_role
 from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound
 from nucleo.users import AnyUser
-from personajes.access import CharacterViewer, character_viewer_for, with_characters
+from personajes.access import (
+    CharacterViewer,
+    character_viewer_for,
+    character_viewer_from_rows,
+    with_characters,
+)
 from personajes.access import access_roll as character_roll
 from personajes.models import Character, Roll
 
@@ -65,12 +84,34 @@ def access_campaign_viewer(user: AnyUser | None, *, slug: str) -> tuple[Campaign
 
 
 @dataclass(frozen=True, slots=True)
+class SceneVersion:
+    """What the scene's posts look like now, read in the same query as the access
+    (``access_scene(..., with_version=True)``): ``posts`` how many rows (deleted ones too),
+    ``last_id`` the newest id, ``updated`` the newest ``updated_at`` as whole microseconds since
+    the epoch (every write that changes what a post shows bumps it: ``escenas.fragments``),
+    ``last_read`` the viewer's read marker (None anonymous, 0 never opened) and ``fights``
+    whether the scene has any fight (none: the combat panel needs no query)."""
+
+    posts: int
+    last_id: int
+    updated: int
+    last_read: int | None
+    fights: bool = True
+
+    @property
+    def token(self) -> str:
+        """The posts' part of a cache key (the read marker is not in it)."""
+        return f"{self.posts}.{self.last_id}.{self.updated}"
+
+
+@dataclass(frozen=True, slots=True)
 class SceneAccess:
     """What a viewer may do in a scene.
 
     ``can_read``/``can_post``; ``voices`` the voices they may post with (``Post.Voice`` values);
     ``characters`` the characters they may post as or roll for (participants the viewer plays,
-    alive; for the master every living participant, or the diary's character).
+    alive; for the master every living participant, or the diary's character); ``version`` the
+    scene's ``SceneVersion`` when fetched ``with_version`` (else None).
     """
 
     scene: Scene
@@ -79,6 +120,7 @@ class SceneAccess:
     can_post: bool
     voices: tuple[str, ...]
     characters: tuple[Character, ...]
+    version: SceneVersion | None = None
 
     @property
     def is_master(self) -> bool:
@@ -179,6 +221,71 @@ def _scene_campaign_slug(pk: int | str) -> str:
     return found
 
 
+def _signed_in(user: AnyUser | None) -> bool:
+    return user is not None and user.is_authenticated
+
+
+def _version_annotations(user: AnyUser | None) -> dict[str, Any]:
+    """``SceneVersion``'s columns as subqueries on Scene: its posts' count, newest id and
+    newest ``updated_at`` (each one index range of ``post_scene_id``), and the read marker."""
+    posts = Post.objects.filter(scene=OuterRef("pk")).order_by().values("scene")
+    out: dict[str, Any] = {
+        "v_posts": Subquery(posts.annotate(n=Count("id")).values("n")[:1]),
+        "v_last": Subquery(posts.annotate(n=Max("id")).values("n")[:1]),
+        "v_updated": Subquery(posts.annotate(n=Max("updated_at")).values("n")[:1]),
+        "v_fights": Exists(Combat.objects.filter(scene=OuterRef("pk"))),
+    }
+    if user is not None and user.is_authenticated:
+        read = SceneRead.objects.filter(scene=OuterRef("pk"), user_id=user.pk)
+        out["v_read"] = Subquery(read.values("last_post_id")[:1])
+    return out
+
+
+def _viewer_annotations(user: AnyUser | None) -> dict[str, Any]:
+    """The viewer's membership role and their characters in the scene's campaign (``"id:status"``
+    joined by commas) as subqueries on Scene: what ``access_campaign_viewer`` reads in three
+    queries. Nothing for anonymous visitors."""
+    if user is None or not user.is_authenticated:
+        return {}
+    uid = user.pk
+    role = Membership.objects.filter(campaign=OuterRef("campaign_id"), user_id=uid).values("role")
+    pairs = Concat(Cast("id", CharField()), Value(":"), "status", output_field=CharField())
+    characters = (
+        Character.objects.filter(campaign=OuterRef("campaign_id"), player_id=uid)
+        .order_by()
+        .values("player")
+        .annotate(s=StringAgg(pairs, delimiter=Value(",")))
+        .values("s")
+    )
+    return {"viewer_role": Subquery(role[:1]), "viewer_characters": Subquery(characters[:1])}
+
+
+def _scene_version(scene: Scene, user: AnyUser | None) -> SceneVersion:
+    updated = getattr(scene, "v_updated", None)
+    read = getattr(scene, "v_read", None)
+    return SceneVersion(
+        posts=scene.v_posts or 0,  # type: ignore[attr-defined]
+        last_id=scene.v_last or 0,  # type: ignore[attr-defined]
+        updated=int(updated.timestamp() * 1_000_000) if updated else 0,
+        last_read=(read or 0) if _signed_in(user) else None,
+        fights=bool(scene.v_fights),  # type: ignore[attr-defined]
+    )
+
+
+def _scene_viewer(scene: Scene, user: AnyUser | None) -> CharacterViewer:
+    """The ``CharacterViewer`` from ``_viewer_annotations``; ``NotFound`` when the campaign is
+    not readable by the user (``mundo.access.campaigns_visible_to``: public, or a member)."""
+    role = getattr(scene, "viewer_role", None)
+    if not (scene.campaign.is_public or role is not None):
+        raise NotFound("No such scene")
+    rows = []
+    for pair in (getattr(scene, "viewer_characters", None) or "").split(","):
+        if pair:
+            pk, status = pair.split(":", 1)
+            rows.append((int(pk), status))
+    return character_viewer_from_rows(user if _signed_in(user) else AnonymousUser(), role, rows)
+
+
 def access_scene(
     user: AnyUser | None,
     pk: int | str,
@@ -187,6 +294,7 @@ def access_scene(
     slug: str | None = None,
     viewer: CharacterViewer | None = None,
     master: bool = False,
+    with_version: bool = False,
 ) -> SceneAccess:
     """The scene ``pk`` of a campaign with what ``user`` may do there.
 
@@ -198,7 +306,13 @@ def access_scene(
     is not the campaign's master (master pages do not reveal themselves). Queries: the viewer
     (2), the scene with its diary character (1), its participants (1); the campaign (1) with
     ``slug`` (or with neither, one more for the scene's campaign).
+
+    ``with_version`` (with ``slug``, no ``campaign``): the scene page's one query instead, the
+    scene with its campaign, the viewer's role and characters, the posts' ``SceneVersion`` and
+    the read marker (``access.version``), then the participants (1): two queries in all.
     """
+    if with_version and campaign is None and slug is not None:
+        return _access_scene_versioned(user, pk, slug=slug, master=master)
     if campaign is None:
         if slug is None:
             slug = _scene_campaign_slug(pk)
@@ -206,12 +320,7 @@ def access_scene(
     if viewer is None:
         viewer = character_viewer_for(campaign, user)
     try:
-        scene = (
-            Scene.objects.select_related("campaign", "diary_character", "diary_character__player")
-            .prefetch_related(Prefetch("participants", queryset=Character.objects.order_by("name")))
-            .filter(campaign=campaign, pk=int(pk))
-            .first()
-        )
+        scene = _scene_queryset().filter(campaign=campaign, pk=int(pk)).first()
     except (ValueError, TypeError):
         scene = None
     if scene is None:
@@ -220,6 +329,33 @@ def access_scene(
     if not access.can_read or (master and not access.is_master):
         raise NotFound("No such scene")
     return access
+
+
+def _access_scene_versioned(
+    user: AnyUser | None, pk: int | str, *, slug: str, master: bool
+) -> SceneAccess:
+    """``access_scene(..., with_version=True)``: see there."""
+    scene = (
+        _scene_queryset()
+        .filter(campaign__slug=slug, pk=int(pk) if str(pk).isdigit() else 0)
+        .annotate(**_viewer_annotations(user), **_version_annotations(user))
+        .first()
+    )
+    if scene is None:
+        raise NotFound("No such scene")
+    viewer = _scene_viewer(scene, user)
+    access = scene_access(scene, viewer)
+    if not access.can_read or (master and not access.is_master):
+        raise NotFound("No such scene")
+    return replace(access, version=_scene_version(scene, user))
+
+
+def _scene_queryset() -> QuerySet[Scene]:
+    """Scenes with what ``scene_access`` and the scene page read: the campaign, the diary's
+    character and player, the participants by name (one prefetch query)."""
+    return Scene.objects.select_related(
+        "campaign", "diary_character", "diary_character__player"
+    ).prefetch_related(Prefetch("participants", queryset=Character.objects.order_by("name")))
 
 
 def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:

@@ -46,7 +46,8 @@ def panel_context(access: scene_access.SceneAccess) -> dict[str, Any]:
         "campaign": scene.campaign,
         "scene": scene,
         "access": access,
-        "combats": combat_views(access),
+        # The scene page's access knows whether there is any fight (no query when none).
+        "combats": combat_views(access) if access.version is None or access.version.fights else [],
         # The sick characters present, for the Medicina cure (R12); participants are prefetched.
         "sick": [c for c in scene.participants.all() if c.is_alive and c.disease_day > 0],
     }

@@ -12,6 +12,35 @@ not store).
 The CSRF token of the delete form differs per request: fragments are stored with a placeholder
 in its place and the request's token goes in when they are written out (``fill_csrf``).
 
+Above the per-post fragments, two larger pieces are cached the same way (``versioned_key``):
+
+- the **post list** of a page (pagination, posts, poller) for every viewer, keyed on the scene's
+  ``escenas.access.SceneVersion`` (count, newest id and newest ``updated_at`` of all its posts,
+  read in the access query), the viewer (master or not, user id), the cursor and the read
+  marker: a re-read of an unchanged scene runs no post query and renders no post;
+- the **whole page** for an anonymous visitor without cookies of a public scene with no fights,
+  keyed on the same version, the scene's, campaign's and participants' rows (a digest of their
+  fields) and the full path.
+
+Per-request values never enter a stored piece: the CSRF token, the CSP nonce and the poller's
+``since`` time are placeholders filled in on the way out (``fill``).
+
+**What a new piece of the post partial (or of the post list) must do to stay correct**: show only
+facts that the key already covers, or make every write that changes it bump one of them:
+  - a fact stored on the post row, or on rows written with the post (rolls, whisper recipients,
+    revisions): the write must set ``Post.updated_at = now`` (as edits, deletions and thresholds
+    do; a bulk ``update()`` too), which changes the post's key and the scene's version;
+  - a name or picture of a character or a user (renames, portraits): the save must go through
+    ``Model.save`` (the ``names_changed`` receiver in ``escenas.apps``) or call ``names_changed()``
+    itself after a bulk ``update()``;
+  - something that depends on the viewer: it must follow from the rights class (per post) or the
+    viewer part of the list key (master or not, user id); anything else must go into the key;
+  - something that depends on the request or the clock (a token, a relative time): a placeholder
+    filled in ``fill``, never the stored HTML.
+Pieces outside the post list (roll requests, the post form, the combat panel, the diary table)
+are rendered on every request and need none of this, except on the anonymous whole page, which
+is only cached for scenes without fights and keys on every row it shows.
+
 Backend: the ``default`` cache (Redis with ``REDIS_URL``, else local memory; see settings).
 """
 
@@ -29,6 +58,10 @@ FRAGMENT_TTL = 7 * 24 * 3600
 NAMES_KEY = "escenas:names-generation"
 CSRF_PLACEHOLDER = "\x00csrf-token\x00"
 """Stands for the request's CSRF token inside a stored fragment (never valid HTML text)."""
+NOW_PLACEHOLDER = "\x00now-ts\x00"
+"""Stands for the request's time (the poller's ``since``, seconds since the epoch)."""
+NONCE_PLACEHOLDER = "\x00csp-nonce\x00"
+"""Stands for the response's CSP nonce (whole pages only)."""
 
 
 def rights_class(*, is_master: bool, is_author: bool) -> str:
@@ -96,3 +129,34 @@ def fill_csrf(html: str, token: Any) -> str:
     if CSRF_PLACEHOLDER not in html:
         return html
     return html.replace(CSRF_PLACEHOLDER, str(token) if token else "")
+
+
+def versioned_key(kind: str, *parts: object) -> str:
+    """The cache key of a larger cached piece (``kind``: ``list``, ``page``): its own ``parts``
+    (the scene's version, the viewer, the cursor…) plus what every piece depends on, the active
+    language and time zone and the names generation."""
+    lang = translation.get_language() or ""
+    zone = timezone.get_current_timezone_name()
+    joined = ":".join(str(p) for p in parts)
+    return f"escenas:{kind}:{joined}:{lang}:{zone}:{names_generation()}"
+
+
+def cached_value(key: str) -> Any:
+    """The stored value under ``key`` or None (one cache round trip)."""
+    return cache.get(key)
+
+
+def store_value(key: str, value: Any) -> None:
+    """Keep a rendered piece (HTML with placeholders, and what it needs to be written out)."""
+    cache.set(key, value, FRAGMENT_TTL)
+
+
+def fill(html: str, *, csrf_token: Any = None, now_ts: Any = None, nonce: Any = None) -> str:
+    """A stored piece with the request's values in place of the placeholders (each given one;
+    the CSRF token always, empty when there is none, as ``fill_csrf``)."""
+    html = fill_csrf(html, csrf_token)
+    if now_ts is not None and NOW_PLACEHOLDER in html:
+        html = html.replace(NOW_PLACEHOLDER, str(now_ts))
+    if nonce is not None and NONCE_PLACEHOLDER in html:
+        html = html.replace(NONCE_PLACEHOLDER, str(nonce))
+    return html

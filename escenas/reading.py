@@ -46,11 +46,13 @@ def scene_mark_read(*, scene: Scene, user: Any, post_id: int, known: int | None 
 
     ``known``: the last read id the caller already read (``selectors.last_read_post_id``); when
     it is positive the marker row exists and this is one conditional UPDATE, so a page costs the
-    same queries whether or not it showed new posts. Nothing for anonymous visitors or
-    ``post_id`` 0.
+    same queries whether or not it showed new posts, and nothing when ``known`` is already at or
+    past ``post_id``. Nothing for anonymous visitors or ``post_id`` 0.
     """
     if user is None or not user.is_authenticated or not post_id:
         return
+    if known and known >= post_id:
+        return  # nothing newer seen: no write (a re-read of a read page costs no UPDATE)
     if known:
         SceneRead.objects.filter(scene=scene, user=user, last_post_id__lt=post_id).update(
             last_post_id=post_id

@@ -21,11 +21,15 @@ Queries: the page's ids (1), the counts that place it (1: visible posts, those b
 the unread ones; the last page counts first and needs no other), an older ``?page=<n>`` link
 one more (the id that starts the page), and only for posts whose fragment is not cached, the
 posts with their rolls and whisper recipients (3). Visibility rules: ``escenas.access``.
+
+With an access fetched ``with_version`` (the scene page), the whole post list is cached under
+the scene's version (``list_key``; ``escenas.fragments`` says what keeps it correct): a hit makes
+none of these queries.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -88,7 +92,11 @@ class PostSlot:
 @dataclass(frozen=True, slots=True)
 class ScenePage:
     """One page of a scene as one viewer sees it: its post slots, how many visible posts come
-    before it and in all (``total``), and the ids that make its cursors."""
+    before it and in all (``total``), and the ids that make its cursors.
+
+    ``list_key``: the cache key of the page's whole post list (empty: not cached, the access
+    had no version); ``list_html``: that list as stored (placeholders in it), and then the slots
+    carry only their ids (``{% cached_list %}`` writes it out, or renders and stores it)."""
 
     posts: list[PostSlot]
     before: int
@@ -116,6 +124,9 @@ class ScenePage:
         reopens at that post). Source: issue 15 item 4 ("never marks posts read that were not
         shown")."""
         return 0 if self.unread_before else self.last_post_id
+
+    list_key: str = ""
+    list_html: str | None = None
 
     @property
     def first_post_id(self) -> int:
@@ -196,9 +207,86 @@ def _rows(
     return rows, rows[0][0] if rows else after + 1, None
 
 
+def list_key(access: SceneAccess, cursor: Cursor, last_read: int | None) -> str:
+    """The cache key of a page's post list: the scene, its ``SceneVersion``, the viewer (master
+    or not and the user: whispers, authorship, the master's extras), the campaign's slug (in the
+    links), the cursor and the read marker (the new-flags, the unread page). Empty when the
+    access was fetched without a version."""
+    version = access.version
+    if version is None:
+        return ""
+    viewer = access.viewer
+    who = f"{'m' if viewer.is_master else 'v'}{viewer.user_id or 0}"
+    return fragments.versioned_key(
+        "list",
+        access.scene.pk,
+        version.token,
+        who,
+        access.scene.campaign.slug,
+        f"{cursor.kind}{cursor.value}",
+        "-" if last_read is None else last_read,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredList:
+    """What the cache keeps of a page's post list: its ``html`` (with placeholders) and the
+    page's facts that the rest of the page reads (post ids with their unread flags,
+    ``before``, ``total``, the unread counts and the marker they were counted from)."""
+
+    html: str
+    pks: tuple[int, ...]
+    before: int
+    total: int
+    unread_pks: frozenset[int] = frozenset()
+    unread: int = 0
+    unread_before: int = 0
+    last_read: int | None = None
+
+
+def stored_list(page: ScenePage, html: str) -> StoredList:
+    """The ``StoredList`` of a freshly rendered page."""
+    return StoredList(
+        html=html,
+        pks=tuple(s.pk for s in page.posts),
+        before=page.before,
+        total=page.total,
+        unread_pks=frozenset(s.pk for s in page.posts if s.unread),
+        unread=page.unread,
+        unread_before=page.unread_before,
+        last_read=page.last_read,
+    )
+
+
 def scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) -> ScenePage:
     """The page of the scene's visible posts at ``cursor`` for ``access.viewer`` (see the module
-    docstring), each post's fragment taken from the cache when stored (``escenas.fragments``)."""
+    docstring), each post's fragment taken from the cache when stored (``escenas.fragments``).
+
+    With ``access.version`` the whole post list is looked up first (``list_key``): on a hit no
+    post query runs and the page carries the stored list."""
+    key = list_key(access, cursor, last_read)
+    if key:
+        hit = fragments.cached_value(key)
+        if isinstance(hit, StoredList):
+            slots = [
+                PostSlot(pk=pk, key="", html=None, view=None, unread=pk in hit.unread_pks)
+                for pk in hit.pks
+            ]
+            return ScenePage(
+                posts=slots,
+                before=hit.before,
+                total=hit.total,
+                unread=hit.unread,
+                unread_before=hit.unread_before,
+                last_read=hit.last_read,
+                list_key=key,
+                list_html=hit.html,
+            )
+    page = _scene_page(access, cursor=cursor, last_read=last_read)
+    return replace(page, list_key=key) if key else page
+
+
+def _scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) -> ScenePage:
     viewer = access.viewer
     visible = Post.objects.filter(scene=access.scene).filter(posts_visible_q(viewer))
     unread = _unread_q(last_read, viewer.user_id)

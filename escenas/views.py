@@ -32,6 +32,7 @@ from escenas import (
     joining,
     notifications,
     npcs,
+    page_cache,
     scene_pages,
     scenes,
     selectors,
@@ -168,7 +169,7 @@ def _scene_context(
         "requests": requests,
         "trait_options": trait_options,
         "post_block": None if show_form else joining.post_block(access),
-        "waiting_on": selectors.waiting_on(scene),
+        "waiting_on": page_cache.waiting_on(access),
         "now_ts": timezone.now().timestamp(),
         "feed_url": _feed_url(request, scene),
         "scene_mode": notifications.scene_mode_of(user=request.user, scene=scene),
@@ -220,9 +221,14 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
 def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """A scene: a page of posts (oldest first), the waiting-on line, pending roll requests and,
     on the last page, the post form. A diary shows its R25 table and chart above the posts."""
-    access = scene_access.access_scene(request.user, pk, slug=slug)
-    last_read = selectors.last_read_post_id(access.scene, request.user)
+    access = scene_access.access_scene(request.user, pk, slug=slug, with_version=True)
+    assert access.version is not None
+    last_read = access.version.last_read
     cursor = scene_pages.cursor_from(request.GET)
+    page_key = page_cache.anonymous_page_key(request, access)
+    stored = page_cache.anonymous_page(page_key)
+    if stored is not None:
+        return HttpResponse(page_cache.filled_page(request, stored))
     page = scene_pages.scene_page(access, cursor=cursor, last_read=last_read)
     services.scene_mark_read(
         scene=access.scene, user=request.user, post_id=page.read_up_to, known=last_read
@@ -234,7 +240,10 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         if is_htmx(request) and cursor.kind not in ("unread",)
         else SCENE_TEMPLATE
     )
-    return render(request, template, context)
+    if not page_key:
+        return render(request, template, context)
+    html = page_cache.render_anonymous_page(request, page_key, template, context)
+    return HttpResponse(page_cache.filled_page(request, html))
 
 
 @require_GET

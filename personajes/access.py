@@ -57,6 +57,15 @@ def _viewer(user: Any, role: str | None, characters: Iterable[tuple[int, str]]) 
     )
 
 
+def character_viewer_from_rows(
+    user: Any, role: str | None, characters: Iterable[tuple[int, str]]
+) -> CharacterViewer:
+    """The viewer of a campaign built from rows already read: ``role`` (the membership's, None
+    for a non-member) and ``characters`` the user's ``(id, status)`` there. No query (for a
+    caller that read them inside a larger query, as ``escenas.access`` does for scene pages)."""
+    return _viewer(user, role, characters)
+
+
 def character_viewer_for(campaign: Campaign | int, user: AnyUser | None) -> CharacterViewer:
     """The viewer of ``campaign`` for ``user`` with their characters (anonymous when None or
     not signed in). Two queries for a signed-in user (role, characters), none for anonymous."""

@@ -1,7 +1,7 @@
 """Benchmark: a scene page with 1 000 posts and their rolls (``make bench``, not ``make test``).
 
-1. Queries per request: the scene page (first and last page) with 30 posts and with 1 000 posts
-   must make the same number of queries (asserted: a count, not a time).
+1. Queries per request: the scene page (first and last page) re-read with 30 posts and with
+   1 000 posts must make the same number of queries (asserted: a count, not a time).
 2. Requests per second served by gunicorn: the scene page (first and last page) against an
    empty signed-in view (session and user lookup: ``/_bench/signed-in/``, from
    ``tests/bench/urls.py``) and a bare health view (``/salud/``), on the same server, in the same
@@ -84,6 +84,10 @@ def add(n):
     made += n
 
 def queries(client, url):
+    # A re-read, as the timed loop makes: the first GET may move the read marker (in the post
+    # list's cache key), the second stores the list as read, the third is counted.
+    client.get(url)
+    client.get(url)
     with CaptureQueriesContext(connection) as ctx:
         response = client.get(url)
     assert response.status_code == 200, response.status_code
@@ -97,6 +101,9 @@ client.get(url)
 small = {"first": queries(client, url + "?page=1"), "last": queries(client, url + "?page=last")}
 add(970)
 large = {"first": queries(client, url + "?page=1"), "last": queries(client, url + "?page=last")}
+if connection.vendor == "postgresql":  # the timed phase starts on fresh statistics
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
 print(json.dumps({
     "posts": Post.objects.count(), "rolls": PostRoll.objects.count(),
     "queries_30": small, "queries_1000": large,
@@ -181,9 +188,14 @@ def test_scene_page_with_1000_posts(tmp_path):
         for _ in range(2):  # A/B/A/B: a slower moment of the machine weighs on every endpoint
             for name, (url, sent) in endpoints.items():
                 rates[name].append(rate(url, sent)[0])
+                print(f"{name}: {rates[name][-1]:.1f} req/s", flush=True)
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        try:  # gunicorn stops gracefully; on a loaded machine that may take a while
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
     best = {name: max(values) for name, values in rates.items()}
     vendor = "postgresql" if env["DATABASE_URL"].startswith("postgres") else "sqlite"
     signed = best["signed_in"]

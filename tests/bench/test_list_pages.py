@@ -1,0 +1,187 @@
+"""Benchmark: every page and API list at a campaign's full size, in process (``make bench``).
+
+The dataset, built once: 500 approved characters (one player holds them all, so their scene
+list has 500 diaries), 100 settlements with a shelter each (``test_tick.build_world``), 60 days
+run by the real tick (``partida.tick.advance_day``: 30 000 diary rows and the daily records),
+and a story scene with 1 000 posts with a roll each. Each page or list is fetched through
+Django's test client (DEBUG off, the configured cache) ``WARM`` times, then timed ``RUNS``
+times; the median is printed beside the target (≤ 30 ms, issue 14) with its query count
+(captured on an untimed request). ``VACUUM ANALYZE`` runs before the timed phase. It never
+fails on time; it fails when a page does not answer 200.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import time
+import uuid
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+from tests.bench import report
+from tests.bench.test_tick import build_world, vacuum
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+N_CHARACTERS = int(os.environ.get("BENCH_LIST_CHARACTERS", "500"))
+N_DAYS = int(os.environ.get("BENCH_LIST_DAYS", "60"))
+N_POSTS = 1000
+WARM = 3
+RUNS = int(os.environ.get("BENCH_LIST_RUNS", "15"))
+TARGET_MS = 30.0
+
+
+def _story(campaign, master, player):
+    """A story scene with ``N_POSTS`` posts by the player's first character, each with an
+    action roll (bulk rows shaped as ``services.post_create`` writes them)."""
+    from escenas import scenes
+    from escenas.models import Post, PostRoll
+    from escenas.rendering import render_markdown
+    from personajes.models import Character, Roll, Trait
+    from reglas import ENGINE_VERSION
+
+    ana = Character.objects.filter(campaign=campaign).order_by("pk").first()
+    scene = scenes.scene_create(
+        campaign=campaign, master=master, title="Mil mensajes", participants=[ana]
+    )
+    trait = Trait.objects.get(campaign=campaign, slug="resistencia")
+    body = ("Ana avanza por el pasillo **a oscuras**, tanteando la pared. " * 6).strip()
+    html = render_markdown(body)
+    now = timezone.now()
+    rolls = Roll.objects.bulk_create(
+        [
+            Roll(
+                campaign=campaign,
+                character=ana,
+                made_by=player,
+                day=7,
+                kind="action",
+                trait=trait,
+                trait_name="Resistencia",
+                trait_value=1,
+                base_threshold=30,
+                effective_threshold=30,
+                dice=[(7 * i) % 100 + 1, 50],
+                successes=1,
+                success=True,
+                generator_key=[7, 1, ana.pk, i],
+                engine_version=ENGINE_VERSION,
+                reason="Avanzar",
+            )
+            for i in range(N_POSTS)
+        ]
+    )
+    posts = Post.objects.bulk_create(
+        [
+            Post(
+                campaign=campaign,
+                scene=scene,
+                author=player,
+                voice="character",
+                character=ana,
+                speaker_name=ana.name,
+                body=body,
+                body_html=html,
+                day=7,
+                idempotency_key=uuid.uuid4().hex,
+                created_at=now,
+                updated_at=now,
+            )
+            for _ in range(N_POSTS)
+        ]
+    )
+    links = [PostRoll(post=p, roll=r) for p, r in zip(posts, rolls, strict=True)]
+    PostRoll.objects.bulk_create(links)
+    return scene, ana
+
+
+def _build():
+    from django.contrib.auth import get_user_model
+
+    from escenas import scenes
+    from mundo.models import Campaign, Membership
+    from partida.tick import advance_day
+
+    campaign = build_world(N_CHARACTERS)
+    player = get_user_model().objects.get(username="bench")
+    master = get_user_model().objects.create(username="maestra")
+    Membership.objects.create(campaign=campaign, user=master, role="master")
+    Membership.objects.create(campaign=campaign, user=player, role="player")
+    for _ in range(N_DAYS):
+        result = advance_day(Campaign.objects.get(pk=campaign.pk))
+        assert result.advanced, result
+    scenes.offtopic_scene_for(campaign)
+    scenes.diaries_ensure(campaign=campaign)
+    scene, ana = _story(campaign, master, player)
+    return Campaign.objects.get(pk=campaign.pk), master, player, scene, ana
+
+
+def _median_ms(client: Client, url: str) -> tuple[float, int]:
+    for _ in range(WARM):
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+    counted: list[str] = []
+
+    def count(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        counted.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        client.get(url)
+    times = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        client.get(url)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), len(counted)
+
+
+def test_every_list_at_full_size():
+    from escenas.models import Scene
+
+    campaign, master, player, scene, ana = _build()
+    slug = campaign.slug
+    as_player, as_master = Client(), Client()
+    as_player.force_login(player)
+    as_master.force_login(master)
+    scene_url = scene.get_absolute_url()
+    diary_url = Scene.objects.get(diary_character=ana).get_absolute_url() + "?page=last"
+    pages = {
+        "scene page 1 (1 000 posts, player)": (as_player, scene_url + "?page=1"),
+        "scene page last (+ post form, player)": (as_player, scene_url + "?page=last"),
+        "scene list (500 diaries, player)": (as_player, f"/partidas/{slug}/escenas/"),
+        "campaign page (player)": (as_player, f"/partidas/{slug}/"),
+        "diary scene (60 days, player)": (as_player, diary_url),
+        "world page (100 settlements, master)": (as_master, f"/partidas/{slug}/mundo/"),
+        "master's character list (500)": (as_master, f"/partidas/{slug}/personajes/"),
+        "API scenes (500 diaries)": (as_player, f"/api/v1/campaigns/{slug}/scenes/"),
+        "API scene posts": (as_player, f"/api/v1/scenes/{scene.pk}/posts/"),
+        "API campaign characters": (as_master, f"/api/v1/campaigns/{slug}/characters/"),
+        "API my characters": (as_player, "/api/v1/characters/"),
+        "API settlements": (as_master, f"/api/v1/campaigns/{slug}/settlements/"),
+        "API diary (60 days)": (as_player, f"/api/v1/characters/{ana.pk}/diary/"),
+        "API character rolls": (as_player, f"/api/v1/characters/{ana.pk}/rolls/"),
+    }
+    vacuum()
+    print()
+    over = []
+    for name, (client, url) in pages.items():
+        ms, queries = _median_ms(client, url)
+        print(f"{name:45} {ms:8.1f} ms  {queries:3} queries  {url}")
+        key = "list_ms_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+        report.record(f"{name} [{queries} q]", ms, "ms", target=f"≤ {TARGET_MS:.0f} ms", key=key)
+        if ms > TARGET_MS:
+            over.append(name)
+    report.record(
+        "pages/API lists over 30 ms (500 chars, 60 days)",
+        len(over),
+        "",
+        target="0",
+        key="lists_over_30ms",
+    )
+    print("over 30 ms:", over or "none")
