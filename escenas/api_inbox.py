@@ -47,8 +47,12 @@ class InboxItemSerializer(serializers.Serializer):
 class InboxCampaignSerializer(serializers.Serializer):
     """One of my campaigns."""
 
-    slug = serializers.SlugField(source="campaign.slug", read_only=True)
-    name = serializers.CharField(source="campaign.name", read_only=True)
+    slug = serializers.SlugField(
+        source="campaign.slug", read_only=True, help_text=gettext_lazy("The campaign's slug.")
+    )
+    name = serializers.CharField(
+        source="campaign.name", read_only=True, help_text=gettext_lazy("The campaign's name.")
+    )
     role = serializers.CharField(read_only=True, help_text=gettext_lazy("master or player."))
     unread = serializers.IntegerField(
         read_only=True, help_text=gettext_lazy("Posts you have not read yet.")
@@ -61,10 +65,18 @@ class InboxCampaignSerializer(serializers.Serializer):
 class InboxSerializer(serializers.Serializer):
     """My inbox across campaigns."""
 
-    unread = serializers.IntegerField(read_only=True)
-    campaigns = InboxCampaignSerializer(many=True, read_only=True)
-    roll_requests = InboxItemSerializer(many=True, read_only=True)
-    waiting = InboxItemSerializer(many=True, read_only=True)
+    unread = serializers.IntegerField(
+        read_only=True, help_text=gettext_lazy("Unread posts in all your campaigns.")
+    )
+    campaigns = InboxCampaignSerializer(
+        many=True, read_only=True, help_text=gettext_lazy("Your campaigns, by name.")
+    )
+    roll_requests = InboxItemSerializer(
+        many=True, read_only=True, help_text=gettext_lazy("The master's requests to roll.")
+    )
+    waiting = InboxItemSerializer(
+        many=True, read_only=True, help_text=gettext_lazy("Scenes waiting for your post.")
+    )
 
 
 @extend_schema(
