@@ -8,9 +8,10 @@ characters, the scene (+ campaign, diary character), its participants, the read 
 post count, the page's post ids (keyset; no OFFSET), the read-marker update, pending roll
 requests, the campaign's traits, the draft, the members (whisper recipients), the trait values
 (roll widget), the waiting-on line (the master's last post, the participants' last posts), the
-feed token and the scene's fights (the combat panel; with fights 3–4 more, pinned in
-test_combat_pages): 18. Posts whose fragment is not cached add 3 (the posts with character,
-author, revision counts; their rolls; their whisper recipients). The first page of many has no
+feed token, the viewer's e-mail mode for the scene (follow/mute, issue 15) and the scene's
+fights (the combat panel; with fights 3–4 more, pinned in test_combat_pages): 19. Posts
+whose fragment is not cached add 3 (the posts with character, author, revision counts; their
+rolls; their whisper recipients). The first page of many has no
 post form: 4 fewer, and counts its place instead of the last page's total.
 """
 
@@ -73,7 +74,7 @@ def test_scene_page_queries_do_not_grow_with_posts(who, cast, story, master, pla
     assert cold_last == many_last + 3, (cold_last, many_last)
     if who == "player_a":
         # Pinned (see the module docstring for the list): justify any new query.
-        assert (one_last, many_first) == (18, 14), (one_last, many_first)
+        assert (one_last, many_first) == (19, 15), (one_last, many_first)
     # The first page of many is not the last: no post form, its queries are not made.
     assert many_first <= one_first
 
