@@ -380,7 +380,7 @@ def campaign_posts(campaign: Campaign) -> QuerySet[Post]:
     rolls, whisper recipients)."""
     return (
         Post.objects.filter(campaign=campaign)
-        .select_related("character", "author", "scene", "campaign", "deleted_by")
+        .select_related("character", "author", "scene", "campaign", "deleted_by", "npc")
         .prefetch_related(*post_prefetches())
         .annotate(revision_count=revision_count(), **reply_annotations())
     )

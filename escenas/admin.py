@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
 from django.contrib import admin
+from django.http import HttpRequest
 
 from escenas.models import (
     Draft,
+    NonPlayerCharacter,
     NotificationPreference,
     Post,
     PostRevision,
@@ -15,6 +20,7 @@ from escenas.models import (
     Scene,
 )
 from mundo.admin_scope import CampaignScopedAdmin, ScopedTabularInline
+from personajes.portraits import clean_admin_portrait, portrait_from_admin_form
 
 
 @admin.register(Scene)
@@ -65,9 +71,35 @@ class PostAdmin(CampaignScopedAdmin):
     readonly_fields = [
         "scene", "campaign", "author", "character", "voice", "speaker_name", "body", "body_html",
         "by_master", "note_to_master", "note_html", "is_whisper", "whisper_to", "day",
-        "idempotency_key", "created_at", "updated_at", "edited_at", "edited_after_roll",
+        "idempotency_key", "created_at", "updated_at", "edited_at", "edited_after_roll", "npc",
     ]  # fmt: skip
     inlines = [PostRollInline, PostRevisionInline]
+
+
+class NpcAdminForm(forms.ModelForm):
+    class Meta:
+        model = NonPlayerCharacter
+        fields = ["campaign", "name", "description", "portrait"]
+
+    def clean_portrait(self) -> Any:
+        return clean_admin_portrait(self)  # the characters' checks (2 MB, a real image)
+
+
+@admin.register(NonPlayerCharacter)
+class NonPlayerCharacterAdmin(CampaignScopedAdmin):
+    """The master's NPCs (also on the master's page ``escenas:npcs``); an uploaded portrait is
+    re-encoded with its thumbnails as on that page."""
+
+    form = NpcAdminForm
+    list_display = ["name", "campaign", "created_at"]
+    list_filter = ["campaign"]
+    search_fields = ["name"]
+
+    def save_model(
+        self, request: HttpRequest, obj: NonPlayerCharacter, form: Any, change: bool
+    ) -> None:
+        portrait_from_admin_form(obj, form)
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(RollRequest)

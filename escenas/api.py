@@ -41,13 +41,10 @@ from escenas.access import (
     access_scene,
     scene_access,
 )
-from escenas.api_roll_spec import RollSpecSerializer
-from escenas.models import Post, Scene
+from escenas.api_roll_spec import PostCreateSerializer
+from escenas.models import NonPlayerCharacter, Post, Scene
 from mundo.api import PageNumberPagination, errors
-from nucleo import bounds
 from nucleo.errors import Forbidden
-from nucleo.serializers import StrictSerializer
-from nucleo.text import CleanSerializerCharField
 from personajes import api as personajes_api
 from personajes.models import Character
 
@@ -63,13 +60,15 @@ def scene_access_for_api(pk: int | str, user: Any) -> SceneAccess:
 
 def as_drf(exc: DjangoValidationError, fields: dict[str, str]) -> DrfValidationError:
     """A service's ServiceError as a DRF 400 whose keys are the request's own field names
-    (``fields`` maps the service's names to them; dotted paths nest: ``roll.threshold``)."""
+    (``fields`` maps the service's names to them; dotted paths nest: ``roll.threshold``, and
+    ``rolls.1.expression`` is ``{"rolls": {"1": {"expression": […]}}}``, as DRF reports a
+    list's items)."""
     detail: dict[str, Any] = {}
     if hasattr(exc, "error_dict"):
         for name, problems in exc.message_dict.items():
             path = fields.get(name, "non_field_errors" if name == "__all__" else name).split(".")
             target = detail
-            for part in path[:-1]:
+            for part in path[:-1]:  # an index too: DRF's own shape, {"rolls": {"1": {…}}}
                 target = target.setdefault(part, {})
             target.setdefault(path[-1], []).extend(problems)
     else:
@@ -316,114 +315,6 @@ class _PostListMixin:
         return self.get_paginated_response(PostSerializer(views, many=True).data)
 
 
-class PostCreateSerializer(StrictSerializer):
-    """A new post: text and/or one roll; who speaks (``voice``; ``as`` is its old name, still
-    accepted); an idempotency key. The ``roll`` object uses the roll vocabulary of
-    ``personajes.rolls`` (kind, character, trait, threshold, probability, expression, reason,
-    hidden), as the post form and the services do."""
-
-    body = CleanSerializerCharField(
-        multiline=True,
-        required=False,
-        allow_blank=True,
-        max_length=20_000,
-        trim_whitespace=False,
-        help_text=gettext_lazy("Markdown, at most 20 000 characters; may be empty with a roll."),
-    )
-    character = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=1,
-        max_value=bounds.ID_MAX,
-        help_text=gettext_lazy("voice = character: the id of my character in the scene."),
-    )
-    npc_name = CleanSerializerCharField(
-        required=False,
-        allow_blank=True,
-        max_length=80,
-        help_text=gettext_lazy("voice = npc (the master): the name of who speaks."),
-    )
-    note_to_master = CleanSerializerCharField(
-        multiline=True,
-        required=False,
-        allow_blank=True,
-        max_length=4_000,
-        help_text=gettext_lazy("A note only the master reads (Markdown)."),
-    )
-    roll = RollSpecSerializer(required=False, allow_null=True)
-    whisper = serializers.BooleanField(
-        required=False,
-        default=False,
-        help_text=gettext_lazy(
-            "A whisper: only its recipients (whisper_to), the author and the master read it; "
-            "a whisper to nobody is for the master's eyes only."
-        ),
-    )
-    whisper_to = serializers.ListField(
-        child=serializers.CharField(max_length=150),
-        required=False,
-        max_length=50,
-        help_text=gettext_lazy(
-            "Usernames of the members who read the whisper (members who read the scene)."
-        ),
-    )
-    fulfil = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=bounds.ID_MAX),
-        required=False,
-        max_length=20,
-        help_text=gettext_lazy(
-            "Ids of my pending roll requests in this scene (``/roll-requests/``) to answer "
-            "with this post: each is rolled now with the request's trait, threshold and reason."
-        ),
-    )
-    reply_to = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=1,
-        max_value=bounds.ID_MAX,
-        help_text=gettext_lazy(
-            "Id of the post this one answers: a post of the same scene that I may see (else "
-            "400 under reply_to). Quote it in ``body`` with ``> …`` if you like."
-        ),
-    )
-    idempotency_key = serializers.RegexField(
-        rf"^{services.KEY_PATTERN.pattern}$",  # the service's rule: no ":" (the diary keys)
-        required=False,
-        help_text=gettext_lazy(
-            "8–64 characters of letters, digits and _.- (a uuid4 fits); or the "
-            "Idempotency-Key header. A retry with the same key returns the same post (200)."
-        ),
-    )
-
-    voice = serializers.ChoiceField(
-        choices=Post.Voice.choices,
-        required=False,
-        help_text=gettext_lazy(
-            "Who speaks: character, player (default), narrator or npc (the last two: the "
-            "master only); the post's own ``voice``."
-        ),
-    )
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        # "as" is a Python keyword: the field is added here under its JSON name.
-        fields = super().get_fields()
-        help_text = gettext_lazy("Deprecated: the same as voice.")
-        fields["as"] = serializers.ChoiceField(
-            Post.Voice.choices, required=False, help_text=help_text
-        )
-        return fields
-
-    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
-        alias = data.pop("as", None)
-        if alias is not None:
-            if data.get("voice", alias) != alias:
-                raise serializers.ValidationError(
-                    {"as": [_("Send voice or as (the same), not both with different values.")]}
-                )
-            data["voice"] = alias
-        return data
-
-
 @extend_schema(tags=["scenes"])
 class ScenePostListView(_PostListMixin, generics.GenericAPIView):
     """GET: the scene's posts I may see (cursor-paginated). POST: write one, with a roll."""
@@ -492,8 +383,14 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
                 voice=data.get("voice", Post.Voice.PLAYER),
                 character=self._character(access, data.get("character"), "character"),
                 npc_name=data.get("npc_name", ""),
+                npc=self._npc(access, data.get("npc")),
                 note_to_master=data.get("note_to_master", ""),
-                roll=self._roll_spec(access, data.get("roll")),
+                roll=self._roll_spec(access, data.get("roll"), "roll"),
+                rolls=[
+                    spec
+                    for i, one in enumerate(data.get("rolls") or [])
+                    if (spec := self._roll_spec(access, one, "rolls", i)) is not None
+                ],
                 whisper=data.get("whisper", False),
                 whisper_to=self._users(data.get("whisper_to", [])),
                 fulfil=data.get("fulfil", []),
@@ -515,26 +412,38 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
         return [ids.get(name, 0) for name in usernames]
 
     @staticmethod
-    def _character(access: SceneAccess, pk: int | None, *path: str) -> Character | None:
+    def _character(access: SceneAccess, pk: int | None, *path: str | int) -> Character | None:
         """A character of the scene's campaign by id (the service decides whether it may speak
-        or roll here); 400 under ``path`` when there is none."""
+        or roll here); 400 under ``path`` when there is none (an int is a list's index)."""
         if pk is None:
             return None
         found = Character.objects.filter(pk=pk, campaign_id=access.scene.campaign_id).first()
         if found is None:
             message: Any = [_("That character is not in this scene.")]
             for part in reversed(path):
-                message = {part: message}
+                message = {str(part): message}
             raise DrfValidationError(message)
         return found
 
+    @staticmethod
+    def _npc(access: SceneAccess, pk: int | None) -> NonPlayerCharacter | None:
+        """One of the campaign's NPCs by id; 400 under ``npc`` when there is none."""
+        if pk is None:
+            return None
+        found = NonPlayerCharacter.objects.filter(pk=pk, campaign_id=access.scene.campaign_id)
+        if (npc := found.first()) is None:
+            raise DrfValidationError(
+                {"npc": [_("Choose a non-player character of this campaign.")]}
+            )
+        return npc
+
     def _roll_spec(
-        self, access: SceneAccess, spec: dict[str, Any] | None
+        self, access: SceneAccess, spec: dict[str, Any] | None, *path: str | int
     ) -> services.RollSpec | None:
         if not spec:
             return None
         # The roll object's keys are the service's RollSpec fields (one vocabulary).
-        character = self._character(access, spec.get("character"), "roll", "character")
+        character = self._character(access, spec.get("character"), *path, "character")
         return services.RollSpec(**{**spec, "character": character})
 
 

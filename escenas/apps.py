@@ -21,8 +21,11 @@ class EscenasConfig(AppConfig):
         signals.sheet_reviewed.connect(
             sheet_notices.on_sheet_reviewed, dispatch_uid="sheet-reviewed"
         )
-        # Post fragments show character names and usernames: a rename changes every key.
-        for model in (Character, get_user_model()):
+        from escenas.models import NonPlayerCharacter
+
+        # Post fragments show character and NPC names and portraits, and usernames: a rename
+        # or a new portrait changes every key.
+        for model in (Character, get_user_model(), NonPlayerCharacter):
             post_save.connect(
                 fragments.names_changed, sender=model, dispatch_uid=f"names-{model.__name__}"
             )

@@ -5,15 +5,24 @@ are made on the server, so nothing a client sends can set them.
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from escenas.access import SceneAccess
-from escenas.models import BODY_MAX_CHARS, NOTE_MAX_CHARS, NotificationPreference, Post, Scene
+from escenas.models import (
+    BODY_MAX_CHARS,
+    NOTE_MAX_CHARS,
+    NonPlayerCharacter,
+    NotificationPreference,
+    Post,
+    Scene,
+)
 from escenas.search import SearchFilters
 from escenas.services import RollSpec
 from nucleo.bounds import DAY_MAX, ID_MAX
@@ -21,6 +30,36 @@ from nucleo.text import CleanCharField
 from personajes.models import Character, Roll, Trait
 
 ROLL_NONE = ""
+ROLL_NAMES = ("kind", "character", "trait", "threshold", "probability", "expression", "reason")
+"""The roll vocabulary of ``personajes.rolls`` as a post form's inputs (``hidden`` aside: the
+master's only)."""
+EXTRA_ROLL_SLOTS = (1, 2)
+"""The form's further roll slots, ``rolls_<i>_<name>`` (the first is ``roll_<name>``): three
+rolls in one post without JavaScript."""
+
+
+def roll_slot_prefix(slot: int) -> str:
+    """The input names' prefix of roll slot ``slot``: ``roll_`` for the first (its names
+    predate the others), ``rolls_<slot>_`` after it."""
+    return "roll_" if slot == 0 else f"rolls_{slot}_"
+
+
+@dataclass(frozen=True)
+class RollSlot:
+    """One further roll block of the post form: its number and bound fields by name
+    (``fields["kind"]`` is the bound ``rolls_<n>_kind``), for ``escenas/_roll_slot.html``."""
+
+    number: int
+    fields: dict[str, forms.BoundField]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.errors for f in self.fields.values())
+
+    @property
+    def is_used(self) -> bool:
+        value = self.fields["kind"].value()
+        return bool(value) or self.has_errors
 
 
 def new_idempotency_key() -> str:
@@ -29,12 +68,13 @@ def new_idempotency_key() -> str:
 
 
 class PostForm(forms.Form):
-    """A post: voice, text, note to the master, whisper, and at most one roll to make.
+    """A post: voice, text, note to the master, whisper, and up to three rolls to make.
 
-    The roll's inputs are ``roll_<name>`` for each name of the roll vocabulary
+    The first roll's inputs are ``roll_<name>`` for each name of the roll vocabulary
     (``personajes.rolls``: kind, character, trait, threshold, probability, expression, reason,
-    hidden): the API's ``roll`` object, flattened. The service's ``roll.<name>`` errors land on
-    them (``nucleo.forms.add_service_errors``).
+    hidden), the further ones' ``rolls_<i>_<name>`` (``EXTRA_ROLL_SLOTS``): the API's
+    ``rolls`` list, flattened. The service's ``rolls.<i>.<name>`` errors land on them through
+    ``error_fields`` (``nucleo.forms.add_service_errors``).
 
     Built for one ``SceneAccess``: the voices, characters, traits, whisper recipients and pending
     roll requests offered are the viewer's.
@@ -122,10 +162,12 @@ class PostForm(forms.Form):
         traits: Sequence[Trait] = (),
         requests: Sequence[Any] = (),
         whisper_candidates: Sequence[Any] = (),
+        npcs: Sequence[NonPlayerCharacter] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.access = access
+        self.npcs = {n.pk: n for n in npcs}
         self.characters = {c.pk: c for c in access.characters}
         voices: list[tuple[str, str]] = []
         for voice in access.voices:
@@ -136,6 +178,10 @@ class PostForm(forms.Form):
             elif voice == Post.Voice.NARRATOR:
                 voices.append((voice, _("Narrator")))
             elif voice == Post.Voice.NPC:
+                if npcs:  # the master's NPCs (``escenas.npcs``), with their portraits
+                    voices.append(
+                        (_("Non-player characters"), [(f"npc:{n.pk}", n.name) for n in npcs])
+                    )
                 voices.append((voice, _("A non-player character (NPC)")))
         self.fields["voice"].choices = voices
         if voices and not self.initial.get("voice"):
@@ -158,6 +204,36 @@ class PostForm(forms.Form):
         self.fields["body"].widget.attrs.update(
             {"class": "post-body", "aria-describedby": "id_body_helptext"}
         )
+        self._add_roll_slots()
+        self.error_fields: dict[str, str] = {}
+        """Service error keys → this form's inputs (``rolls.1.trait`` → ``rolls_2_trait``
+        when the second slot was left empty); set by ``service_kwargs``."""
+
+    def _add_roll_slots(self) -> None:
+        """Copy the first roll's fields (their choices set above) for each further slot."""
+        names = [*ROLL_NAMES, *(["hidden"] if "roll_hidden" in self.fields else [])]
+        for slot in EXTRA_ROLL_SLOTS:
+            for name in names:
+                field = copy.deepcopy(self.fields[f"roll_{name}"])
+                field.help_text = ""
+                if name == "trait":
+                    field.choices = [("", "—"), *self.fields["roll_trait"].choices]
+                self.fields[f"{roll_slot_prefix(slot)}{name}"] = field
+            self.fields[f"{roll_slot_prefix(slot)}kind"].initial = ROLL_NONE
+
+    def roll_slots(self) -> list[RollSlot]:
+        """The further roll blocks, with their bound fields (the template's loop)."""
+        return [
+            RollSlot(
+                number=slot + 1,
+                fields={
+                    name.removeprefix(roll_slot_prefix(slot)): self[name]
+                    for name in self.fields
+                    if name.startswith(roll_slot_prefix(slot))
+                },
+            )
+            for slot in EXTRA_ROLL_SLOTS
+        ]
 
     @property
     def shows_whisper(self) -> bool:
@@ -168,37 +244,64 @@ class PostForm(forms.Form):
         if value.startswith("character:"):
             pk = int(value.split(":", 1)[1])
             return Post.Voice.CHARACTER, self.characters.get(pk)
+        if value.startswith("npc:"):
+            return Post.Voice.NPC, None
         return value, None
 
-    def roll_spec(self) -> RollSpec | None:
-        data = self.cleaned_data
-        kind = data.get("roll_kind") or ROLL_NONE
+    def chosen_npc(self) -> NonPlayerCharacter | None:
+        """The campaign's NPC chosen as the voice (``npc:<id>``), or None."""
+        value = self.cleaned_data.get("voice") or ""
+        if not value.startswith("npc:"):
+            return None
+        return self.npcs.get(int(value.split(":", 1)[1]))
+
+    def roll_spec(self, slot: int = 0) -> RollSpec | None:
+        """The roll slot ``slot`` asks for, or None when it is left at "no roll"."""
+        data, p = self.cleaned_data, roll_slot_prefix(slot)
+        kind = data.get(f"{p}kind") or ROLL_NONE
         if kind == ROLL_NONE:
             return None
         _voice, speaking = self.voice_and_character()
-        character = self.characters.get(data.get("roll_character") or 0) or speaking
+        character = self.characters.get(data.get(f"{p}character") or 0) or speaking
         return RollSpec(
             kind=kind,
             character=character,
-            trait=data.get("roll_trait") or "",
-            threshold=data.get("roll_threshold"),
-            probability=data.get("roll_probability"),
-            expression=data.get("roll_expression") or "",
-            reason=data.get("roll_reason") or "",
-            hidden=bool(data.get("roll_hidden")),
+            trait=data.get(f"{p}trait") or "",
+            threshold=data.get(f"{p}threshold"),
+            probability=data.get(f"{p}probability"),
+            expression=data.get(f"{p}expression") or "",
+            reason=data.get(f"{p}reason") or "",
+            hidden=bool(data.get(f"{p}hidden")),
         )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        kind = data.get("roll_kind")
-        if kind == Roll.Kind.ACTION and not data.get("roll_trait"):
-            self.add_error("roll_trait", _("Choose the trait to roll."))
-        if kind == Roll.Kind.EXPRESSION and not (data.get("roll_expression") or "").strip():
-            self.add_error("roll_expression", _("Write the dice to roll, for example 2d6+1."))
+        for slot in (0, *EXTRA_ROLL_SLOTS):
+            p = roll_slot_prefix(slot)
+            kind = data.get(f"{p}kind")
+            if kind == Roll.Kind.ACTION and not data.get(f"{p}trait"):
+                self.add_error(f"{p}trait", _("Choose the trait to roll."))
+            if kind == Roll.Kind.EXPRESSION and not (data.get(f"{p}expression") or "").strip():
+                self.add_error(f"{p}expression", _("Write the dice to roll, for example 2d6+1."))
         return data
 
+    def _rolls(self) -> list[RollSpec]:
+        """The slots' rolls in order, empty slots skipped; ``error_fields`` maps each one's
+        service error keys (``rolls.<i>.<name>``) to its slot's inputs."""
+        rolls: list[RollSpec] = []
+        self.error_fields = {}
+        for slot in (0, *EXTRA_ROLL_SLOTS):
+            spec = self.roll_spec(slot)
+            if spec is None:
+                continue
+            for name in (*ROLL_NAMES, "hidden"):
+                self.error_fields[f"rolls.{len(rolls)}.{name}"] = roll_slot_prefix(slot) + name
+            rolls.append(spec)
+        return rolls
+
     def service_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``services.post_create`` (except access and author)."""
+        """Keyword arguments for ``services.post_create`` (except access and author); sets
+        ``error_fields`` for the service's refusals."""
         data = self.cleaned_data
         voice, character = self.voice_and_character()
         return {
@@ -207,10 +310,11 @@ class PostForm(forms.Form):
             "voice": voice,
             "character": character,
             "npc_name": data.get("npc_name") or "",
+            "npc": self.chosen_npc(),
             "note_to_master": data.get("note_to_master") or "",
             "whisper": bool(data.get("whisper")) or bool(data.get("whisper_to")),
             "whisper_to": [self.whisper_users[k] for k in data.get("whisper_to") or []],
-            "roll": self.roll_spec(),
+            "rolls": self._rolls(),
             "fulfil": [int(x) for x in data.get("fulfil") or []],
             "reply_to": data.get("reply_to"),
         }

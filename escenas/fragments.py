@@ -5,8 +5,9 @@ The key (``post_key``): the post's id and ``updated_at`` (bumped by every write 
 what a post shows: edits, deletions, thresholds set), the viewer's *rights class* for that post
 (master, the post's author, both, or any other reader: the only viewer facts the fragment
 shows), the new-flag, the active language and time zone, the campaign's slug (in the links) and
-a *names generation* bumped whenever a character or a user may have been renamed (the fragment
-shows character names and usernames that the post row does not store).
+a *names generation* bumped whenever a character, an NPC or a user may have been renamed or
+given a new portrait (the fragment shows their names and portrait URLs, which the post row does
+not store).
 
 The CSRF token of the delete form differs per request: fragments are stored with a placeholder
 in its place and the request's token goes in when they are written out (``fill_csrf``).
@@ -46,11 +47,16 @@ def names_generation() -> str:
     return str(value)
 
 
+SHOWN_FIELDS = frozenset({"name", "username", "portrait", "portrait_thumb", "portrait_thumb_2x"})
+"""Fields of characters, NPCs and users a post fragment shows (names, portrait URLs)."""
+
+
 def names_changed(**_kwargs: Any) -> None:
-    """A character or a user was saved (maybe renamed): every fragment key changes. Signal
-    receiver; saves with ``update_fields`` that name no shown name are ignored."""
+    """A character, an NPC or a user was saved (maybe renamed, maybe a new portrait): every
+    fragment key changes. Signal receiver; saves with ``update_fields`` that name no shown
+    field are ignored."""
     fields = _kwargs.get("update_fields")
-    if fields is not None and not {"name", "username"} & set(fields):
+    if fields is not None and not SHOWN_FIELDS & set(fields):
         return
     cache.set(NAMES_KEY, str(time.time_ns()), None)
 

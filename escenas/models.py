@@ -111,13 +111,44 @@ class Scene(models.Model):
         return reverse("escenas:scene", kwargs={"slug": self.campaign.slug, "pk": self.pk})
 
 
+class NonPlayerCharacter(models.Model):
+    """A non-player character of a campaign (PNJ) the master speaks as: a name and a portrait
+    (with its thumbnails, ``personajes.portraits``), chosen as the voice of a master's post,
+    which then shows its portrait beside the text. Written by ``escenas.npcs``; its portrait
+    is served by ``escenas.npc_views.npc_portrait`` to whoever may read the campaign."""
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="npcs", verbose_name=_("campaign")
+    )
+    name = models.CharField(_("name"), max_length=80)
+    description = models.TextField(_("description (the master's)"), blank=True)
+    portrait = models.ImageField(_("portrait"), upload_to="portraits/npc/%Y/%m/", blank=True)
+    portrait_thumb = models.ImageField(
+        _("portrait thumbnail"), upload_to="portraits/npc/%Y/%m/", blank=True
+    )
+    portrait_thumb_2x = models.ImageField(
+        _("portrait thumbnail (2x)"), upload_to="portraits/npc/%Y/%m/", blank=True
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("non-player character")
+        verbose_name_plural = _("non-player characters")
+        ordering = ["campaign", "name", "id"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="npc_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Post(models.Model):
     """A post of a scene: its author and voice, Markdown body (source and sanitised HTML), an
     optional note to the master, whisper recipients, and its place in the integrity record.
 
     ``idempotency_key`` is generated when the post form is rendered; a retried or double submit
     with the same key returns the same post and makes no second roll. ``speaker_name`` is the
-    name shown (character, NPC, player or narrator) as it was when posted. ``day`` is the
+    name shown (character, NPC, player or narrator) as it was when posted; ``npc`` the master's
+    NPC when one of the campaign's was chosen (its portrait is shown). ``day`` is the
     in-game day of posting. Deleted posts keep their rows and rolls (the master still sees
     them). ``edited_after_roll``: the post had rolls when it was edited. ``reply_to``: the post
     it answers (same scene); ``mentions``: the members its text names with ``@``
@@ -145,6 +176,15 @@ class Post(models.Model):
         Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="posts"
     )
     speaker_name = models.CharField(_("speaker"), max_length=80)
+    npc = models.ForeignKey(
+        NonPlayerCharacter,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="posts",
+        verbose_name=_("non-player character"),
+        help_text=_("The master's NPC who speaks (voice: NPC), shown with its portrait."),
+    )
     by_master = models.BooleanField(_("written by the master"), default=False)
     body = models.TextField(_("text"), blank=True)
     body_html = models.TextField(blank=True, editable=False)
@@ -460,6 +500,7 @@ __all__ = [
     "Draft",
     "JoinRequest",
     "MedicineCure",
+    "NonPlayerCharacter",
     "NotificationPreference",
     "Post",
     "PostNotification",

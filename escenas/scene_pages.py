@@ -12,10 +12,15 @@ link names the same posts however many are written later:
 - ``?page=<n>`` (older links): the n-th page of ``PAGE_SIZE`` posts, found by the id that starts
   it (an index-only read of ids); past the end, the last page.
 
-Queries: the page's ids (1), the counts that place it (1: visible posts and those before it;
-the last page counts first and needs no other), an older ``?page=<n>`` link one more (the id
-that starts the page), and only for posts whose fragment is not cached, the posts with their
-rolls and whisper recipients (3). Source of the visibility rules: ``escenas.access``.
+Unread posts (after the reader's marker, not their own) are counted in the same query: how
+many in all (``N new since your last visit``), and how many come before the page; when some do,
+the page's ``read_up_to`` is 0, so opening a later page never marks unread posts read that the
+reader was not shown (the marker is one id: it may only move over posts that were shown).
+
+Queries: the page's ids (1), the counts that place it (1: visible posts, those before it and
+the unread ones; the last page counts first and needs no other), an older ``?page=<n>`` link
+one more (the id that starts the page), and only for posts whose fragment is not cached, the
+posts with their rolls and whisper recipients (3). Visibility rules: ``escenas.access``.
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ class PostSlot:
     key: str
     html: str | None
     view: PostView | None
+    unread: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +93,29 @@ class ScenePage:
     posts: list[PostSlot]
     before: int
     total: int
+    unread: int = 0
+    unread_before: int = 0
+    last_read: int | None = None
+
+    @property
+    def first_unread_id(self) -> int | None:
+        """The first unread post when it is on this page (none before the page), else None."""
+        if self.last_read is None or self.unread_before or not self.unread:
+            return None
+        return next((slot.pk for slot in self.posts if slot.unread), None)
+
+    @property
+    def unread_elsewhere(self) -> bool:
+        """Unread posts exist and the first of them is not on this page."""
+        return bool(self.unread) and self.first_unread_id is None
+
+    @property
+    def read_up_to(self) -> int:
+        """The id the reader's marker may advance to after this page: its last post, unless an
+        unread post before the page was never shown (then 0: the marker stays, so the scene
+        reopens at that post). Source: issue 15 item 4 ("never marks posts read that were not
+        shown")."""
+        return 0 if self.unread_before else self.last_post_id
 
     @property
     def first_post_id(self) -> int:
@@ -125,11 +154,23 @@ class ScenePage:
 Row = tuple[int, Any, int | None]  # id, updated_at, author_id
 
 
+def _unread_q(last_read: int | None, user_id: int | None) -> Q:
+    """Unread posts: after the reader's marker and not their own (an impossible filter for
+    anonymous readers, who have no marker)."""
+    if last_read is None:
+        return Q(pk__in=[])
+    return Q(pk__gt=last_read) & ~Q(author_id=user_id)
+
+
+def _counts(visible: QuerySet[Post], unread: Q, **extra: Any) -> dict[str, int]:
+    return visible.aggregate(total=Count("id"), unread=Count("id", filter=unread), **extra)
+
+
 def _rows(
-    visible: QuerySet[Post], cursor: Cursor, last_read: int | None
-) -> tuple[list[Row], int, int | None]:
-    """The page's rows, the id before which its ``before`` count is taken and, when it had to
-    be counted already (the last page), the number of visible posts."""
+    visible: QuerySet[Post], cursor: Cursor, last_read: int | None, unread: Q
+) -> tuple[list[Row], int, dict[str, int] | None]:
+    """The page's rows, the id before which its ``before`` count is taken and, when they had
+    to be counted already (the last page), the visible and unread posts."""
     cols = ("id", "updated_at", "author_id")
     if cursor.kind == "unread" and last_read:
         rows = list(visible.filter(pk__gt=last_read).order_by("id").values_list(*cols)[:PAGE_SIZE])
@@ -141,10 +182,10 @@ def _rows(
         ids = list(visible.order_by("id").values_list("id", flat=True)[start - 1 : start])
         cursor = Cursor("after", ids[0]) if ids else Cursor("last")
     if cursor.kind == "last":
-        total = visible.count()
-        size = total % PAGE_SIZE or PAGE_SIZE
+        counted = _counts(visible, unread)
+        size = counted["total"] % PAGE_SIZE or PAGE_SIZE
         rows = list(visible.order_by("-id").values_list(*cols)[:size])[::-1]
-        return rows, rows[0][0] if rows else 0, total
+        return rows, rows[0][0] if rows else 0, counted
     if cursor.kind == "before":
         rows = list(
             visible.filter(pk__lt=cursor.value).order_by("-id").values_list(*cols)[:PAGE_SIZE]
@@ -160,11 +201,26 @@ def scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) ->
     docstring), each post's fragment taken from the cache when stored (``escenas.fragments``)."""
     viewer = access.viewer
     visible = Post.objects.filter(scene=access.scene).filter(posts_visible_q(viewer))
-    rows, first, total = _rows(visible, cursor, last_read)
-    if total is None:
-        counts = visible.aggregate(total=Count("id"), before=Count("id", filter=Q(pk__lt=first)))
-    else:
-        counts = {"total": total, "before": total - len(rows)}
+    unread = _unread_q(last_read, viewer.user_id)
+    rows, first, counted = _rows(visible, cursor, last_read, unread)
+
+    def is_unread(pk: int, author_id: int | None) -> bool:
+        return last_read is not None and pk > last_read and author_id != viewer.user_id
+
+    on_page = sum(1 for pk, _at, author_id in rows if is_unread(pk, author_id))
+    if counted is None:
+        # One query still: the unread counts ride on the count that places the page.
+        counts = _counts(
+            visible,
+            unread,
+            before=Count("id", filter=Q(pk__lt=first)),
+            unread_before=Count("id", filter=unread & Q(pk__lt=first)),
+        )
+    else:  # the last page: nothing after it, so the unread before it are the rest
+        counts = counted | {
+            "before": counted["total"] - len(rows),
+            "unread_before": counted["unread"] - on_page,
+        }
     generation = fragments.names_generation()
     keyed: list[tuple[int, str, bool]] = []
     for pk, updated_at, author_id in rows:
@@ -187,8 +243,15 @@ def scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) ->
         for post in scene_posts(access.scene, viewer).filter(pk__in=missing):
             views[post.pk] = post_view(post, viewer, last_read=last_read)
     slots = [
-        PostSlot(pk=pk, key=key, html=stored.get(key), view=views.get(pk))
-        for pk, key, _new in keyed
+        PostSlot(pk=pk, key=key, html=stored.get(key), view=views.get(pk), unread=new)
+        for pk, key, new in keyed
         if key in stored or pk in views
     ]
-    return ScenePage(posts=slots, before=counts["before"], total=counts["total"])
+    return ScenePage(
+        posts=slots,
+        before=counts["before"],
+        total=counts["total"],
+        unread=counts["unread"],
+        unread_before=counts["unread_before"],
+        last_read=last_read,
+    )

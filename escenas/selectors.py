@@ -75,14 +75,14 @@ FEED_ITEMS = 30
 def scene_posts(scene: Scene, viewer: CharacterViewer) -> QuerySet[Post]:
     """The posts of ``scene`` that ``viewer`` may see, oldest first.
 
-    select_related: character, author, deleted_by; prefetch_related: the post's rolls (with the
-    roll, its character and trait, and the request), whisper recipients; annotates
+    select_related: character, author, deleted_by, npc; prefetch_related: the post's rolls
+    (with the roll, its character and trait, and the request), whisper recipients; annotates
     ``revision_count``. A constant number of queries whatever the number of posts.
     """
     return (
         Post.objects.filter(scene=scene)
         .filter(posts_visible_q(viewer))
-        .select_related("character", "author", "deleted_by", "campaign")
+        .select_related("character", "author", "deleted_by", "campaign", "npc")
         .prefetch_related(*post_prefetches())
         .annotate(revision_count=revision_count(), **reply_annotations())
         .order_by("id")
@@ -224,6 +224,21 @@ def posts_after(access: SceneAccess, *, after: int, last_read: int | None) -> li
     """Visible posts with id > ``after`` (for polling), at most one page."""
     qs = scene_posts(access.scene, access.viewer).filter(pk__gt=after)[:PAGE_SIZE]
     return [post_view(p, access.viewer, last_read=last_read) for p in qs]
+
+
+def unread_before(access: SceneAccess, *, last_read: int | None, before: int) -> bool:
+    """True when the reader has an unread post (visible, not their own) with id < ``before``
+    after their marker ``last_read``. No query when nothing lies between (the usual poll: the
+    marker is at the page's last post), one otherwise; False for anonymous readers."""
+    if last_read is None or last_read + 1 >= before:
+        return False
+    viewer = access.viewer
+    return (
+        Post.objects.filter(scene=access.scene, pk__gt=last_read, pk__lt=before)
+        .filter(posts_visible_q(viewer))
+        .exclude(author_id=viewer.user_id)
+        .exists()
+    )
 
 
 def posts_changed(access: SceneAccess, *, up_to: int, since: Any) -> list[PostView]:

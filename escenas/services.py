@@ -19,10 +19,8 @@ the same idempotency key returns the stored post.
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -37,22 +35,26 @@ from escenas.models import (
     BODY_MAX_CHARS,
     NOTE_MAX_CHARS,
     Draft,
+    NonPlayerCharacter,
     Post,
     PostRevision,
     PostRoll,
-    RollRequest,
     Scene,
 )
-from escenas.reads import mark_read
-from escenas.reads import scene_mark_read as scene_mark_read  # the pages call it here
+from escenas.post_rolls import RollSpec as RollSpec  # re-exported: the post's roll vocabulary
+from escenas.post_rolls import (
+    pending_requests_for,
+    post_rolls_create,
+    rolls_asked,
+)
+from escenas.reading import author_read
+from escenas.reading import scene_mark_read as scene_mark_read  # the pages call it from here
 from escenas.rendering import render_markdown
 from escenas.roll_requests import roll_request_cancel as roll_request_cancel  # re-exported
 from escenas.roll_requests import roll_request_create as roll_request_create  # re-exported
 from escenas.tasks import notify_posts
 from mundo.access import require_master
-from mundo.periods import player_share
 from nucleo.errors import ServiceError
-from nucleo.ledger import PlayerShare
 from nucleo.locks import campaign_lock, campaign_locked, lock_row
 from nucleo.mail import outbox_withdraw
 from nucleo.text import clean_line, clean_text
@@ -67,27 +69,6 @@ NPC_NAME_MAX = 80
 
 
 # --- Posts --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class RollSpec:
-    """What roll a post asks for — never its dice or outcome, which the server makes.
-
-    ``kind``: ``action`` (``character`` + ``trait`` slug, optional base ``threshold`` in %),
-    ``event`` (optional ``probability`` in %) or ``expression`` (``expression`` text).
-    ``hidden``: master-only roll (only the master may ask for it). The names are the roll
-    vocabulary of ``personajes.rolls``; the post's errors about its roll are keyed
-    ``roll.<name>`` (the API's nesting; a form flattens it to ``roll_<name>``).
-    """
-
-    kind: str
-    character: Character | None = None
-    trait: str = ""
-    threshold: int | None = None
-    probability: int | None = None
-    expression: str = ""
-    reason: str = ""
-    hidden: bool = False
 
 
 def _check_key(key: str) -> str:
@@ -106,6 +87,7 @@ def _speaker(
     voice: str,
     character: Character | None,
     npc_name: str,
+    npc: NonPlayerCharacter | None = None,
 ) -> tuple[str, Character | None]:
     """Check the voice is allowed and return (speaker name, character)."""
     if voice not in access.voices:
@@ -116,6 +98,10 @@ def _speaker(
         if not access.is_master and character.player_id != author.pk:
             raise ServiceError({"voice": _("You cannot write as that character in this scene.")})
         return character.name, character
+    if voice == Post.Voice.NPC and npc is not None:
+        if npc.campaign_id != access.scene.campaign_id:
+            raise ServiceError({"npc": _("Choose a non-player character of this campaign.")})
+        return npc.name, None
     if voice == Post.Voice.NPC:
         name = clean_line(npc_name).strip()
         if not name:
@@ -145,80 +131,6 @@ def _check_text(body: str, note: str) -> tuple[str, str]:
     return body, note
 
 
-def _make_roll(
-    access: selectors.SceneAccess,
-    *,
-    spec: RollSpec,
-    author: Any,
-    post_character: Character | None,
-    share: PlayerShare,
-) -> Roll:
-    """Make one roll of a post (the campaign row is already locked); a refusal's field keys
-    are under ``roll.`` (``roll.trait``), as the post's request names them."""
-    try:
-        return _roll_of_spec(
-            access, spec=spec, author=author, post_character=post_character, share=share
-        )
-    except ServiceError as exc:
-        raise exc.nested("roll") from None
-
-
-def _roll_of_spec(
-    access: selectors.SceneAccess,
-    *,
-    spec: RollSpec,
-    author: Any,
-    post_character: Character | None,
-    share: PlayerShare,
-) -> Roll:
-    campaign = access.scene.campaign
-    if spec.hidden and not access.is_master:
-        raise ServiceError(_("Only the master can make hidden rolls."))
-    allowed = {c.pk: c for c in access.characters}
-    if spec.kind == Roll.Kind.ACTION:
-        character = spec.character or post_character
-        if character is None or character.pk not in allowed:
-            raise ServiceError({"character": _("Choose a character of this scene to roll.")})
-        if not spec.trait:
-            raise ServiceError({"trait": _("Choose the trait to roll.")})
-        return personajes_rolls.roll_action_for_character(
-            character=allowed[character.pk],
-            trait=spec.trait,
-            threshold=spec.threshold,
-            made_by=author,
-            reason=spec.reason,
-            share=share,
-        )
-    character = spec.character or post_character
-    if character is not None and (
-        character.pk not in allowed
-        or (not access.is_master and allowed[character.pk].player_id != author.pk)
-    ):
-        # Named, not silently dropped: a player rolls for their own characters only.
-        raise ServiceError(
-            {"character": _("You can only roll for your own characters in this scene.")}
-        )
-    if spec.kind == Roll.Kind.EVENT:
-        return personajes_rolls.event_roll_create(
-            campaign=campaign,
-            made_by=author,
-            probability=spec.probability,
-            character=character,
-            reason=spec.reason,
-            share=share,
-        )
-    if spec.kind == Roll.Kind.EXPRESSION:
-        return personajes_rolls.expression_roll_create(
-            campaign=campaign,
-            made_by=author,
-            expression=spec.expression,
-            character=character,
-            reason=spec.reason,
-            share=share,
-        )
-    raise ServiceError({"kind": _("Unknown kind of roll.")})
-
-
 def post_create(
     *,
     access: selectors.SceneAccess,
@@ -228,27 +140,32 @@ def post_create(
     voice: str = Post.Voice.PLAYER,
     character: Character | None = None,
     npc_name: str = "",
+    npc: NonPlayerCharacter | None = None,
     note_to_master: str = "",
     whisper: bool = False,
     whisper_to: Sequence[Any] = (),
     roll: RollSpec | None = None,
+    rolls: Sequence[RollSpec] = (),
     fulfil: Sequence[int] = (),
     reply_to: int | None = None,
 ) -> tuple[Post, bool]:
     """Write a post in the scene of ``access`` (``escenas.access.access_scene`` for ``author``),
     making its rolls on the server now.
 
-    ``voice``/``character``/``npc_name`` choose who speaks (see ``SceneAccess.voices``);
+    ``voice``/``character``/``npc_name`` choose who speaks (see ``SceneAccess.voices``; voice
+    ``npc`` with ``npc``, one of the campaign's NPCs, speaks with its name and portrait);
     ``whisper`` (or any ``whisper_to`` users) makes it a whisper: only those users, the author
     and the master see it (a whisper to nobody is for the master's eyes only);
-    ``roll`` one roll to make; ``fulfil`` ids of pending roll requests of the author's
-    characters in this scene, each made now with the request's trait, threshold and reason.
+    ``rolls`` the rolls to make, in order (at most ``post_rolls.ROLLS_PER_POST_MAX``; a
+    refusal is keyed ``rolls.<i>.<name>``), or ``roll`` for one (the same as ``rolls=[roll]``
+    with its errors keyed ``roll.<name>``; not both); ``fulfil`` ids of pending roll requests
+    of the author's characters in this scene, each made now with the request's trait,
+    threshold and reason. A post needs text or a roll. Returns ``(post, created)``: a retried
+    submit with the same key returns the stored post and False (none of its rolls made
+    again), decided under the campaign lock. Raises ServiceError (nothing saved) for any
+    refusal, the characters service's included (dead character, unknown trait).
     ``reply_to``: the post it answers (of this scene, seen by the author). Members named with
     ``@`` are linked, stored and told if they may see the post (``escenas.mentions``).
-    A post needs text or a roll. Returns ``(post, created)``: a retried submit with the same
-    ``idempotency_key`` returns the stored post and False (no second roll), decided under the
-    campaign lock. Raises ServiceError (nothing saved) for any refusal, including
-    the characters service's (dead character, unknown trait, bad threshold).
     Source: RULES.md R2–R4, R9 (rolls), DESIGN.md (idempotency, append-only rolls).
     """
     if not access.can_post or author is None or not author.is_authenticated:
@@ -265,10 +182,11 @@ def post_create(
             return existing, False
         body, note = _check_text(body, note_to_master)
         speaker, post_character = _speaker(
-            access, author=author, voice=voice, character=character, npc_name=npc_name
+            access, author=author, voice=voice, character=character, npc_name=npc_name, npc=npc
         )
-        requests = _pending_requests_for(access, author=author, ids=fulfil)
-        if not body.strip() and roll is None and not requests:
+        asked = rolls_asked(roll, rolls)
+        requests = pending_requests_for(access, author=author, ids=fulfil)
+        if not body.strip() and not asked and not requests:
             raise ServiceError({"body": _("Write something or make a roll.")})
         recipients = _check_whisper(access, author=author, users=whisper_to)
         answered = _check_reply(access, reply_to)
@@ -281,6 +199,7 @@ def post_create(
             voice=voice,
             character=post_character,
             speaker_name=speaker[:80],
+            npc=npc if voice == Post.Voice.NPC else None,
             by_master=access.is_master,
             body=body,
             body_html=body_html,
@@ -293,10 +212,7 @@ def post_create(
             created_at=now,
             updated_at=now,
         )
-        links = _post_rolls(access, post, author, roll, requests, post_character, now)
-        for i, link in enumerate(links):
-            link.position = i
-        PostRoll.objects.bulk_create(links)
+        post_rolls_create(access, post, asked=asked, requests=requests, character=post_character)
         _post_written(post, author=author, whisper_to=recipients, mentioned=mentioned)
     return post, True
 
@@ -317,85 +233,8 @@ def _post_written(
         post.mentions.set(mentioned - {author.pk})
     Scene.objects.filter(pk=post.scene_id).update(last_post_at=post.created_at)
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
-    mark_read(scene=post.scene, user=author, post_id=post.pk)
+    author_read(scene=post.scene, user=author, post_id=post.pk)
     notify_posts([post.pk])
-
-
-def _post_rolls(
-    access: selectors.SceneAccess,
-    post: Post,
-    author: Any,
-    roll: RollSpec | None,
-    requests: Sequence[RollRequest],
-    post_character: Character | None,
-    now: datetime.datetime,
-) -> list[PostRoll]:
-    """The post's rolls (the requests it answers, then its own), each with the player's share
-    (not saved)."""
-    if roll is None and not requests:
-        return []
-    share = player_share(campaign_id=post.campaign_id, user=author, text=post.body)
-    links = _answer_requests(requests, post=post, author=author, now=now, share=share)
-    if roll is not None:
-        made = _make_roll(
-            access, spec=roll, author=author, post_character=post_character, share=share
-        )
-        links.append(PostRoll(post=post, roll=made, hidden=roll.hidden))
-    return links
-
-
-def _answer_requests(
-    requests: Sequence[RollRequest],
-    *,
-    post: Post,
-    author: Any,
-    now: datetime.datetime,
-    share: PlayerShare,
-) -> list[PostRoll]:
-    """Make the roll each request asks for (its trait, threshold and reason) and mark it
-    answered by a compare-and-swap update, so a request is answered once; the post's links to
-    those rolls (not saved). Raises ServiceError when one was answered meanwhile."""
-    links = []
-    for request in requests:
-        made = personajes_rolls.roll_action_for_character(
-            character=request.character,
-            trait=request.trait.slug,
-            threshold=request.base_threshold,
-            made_by=author,
-            reason=request.reason,
-            share=share,
-        )
-        done = RollRequest.objects.filter(
-            pk=request.pk, fulfilled_roll__isnull=True, cancelled_at__isnull=True
-        ).update(fulfilled_roll=made, fulfilled_at=now)
-        if done != 1:
-            raise ServiceError(_("That roll request has already been answered."))
-        links.append(PostRoll(post=post, roll=made, hidden=request.hidden, request=request))
-    return links
-
-
-def _pending_requests_for(
-    access: selectors.SceneAccess, *, author: Any, ids: Sequence[int]
-) -> list[RollRequest]:
-    if not ids:
-        return []
-    wanted = {int(i) for i in ids}
-    requests = list(
-        RollRequest.objects.filter(
-            pk__in=wanted,
-            scene=access.scene,
-            fulfilled_roll__isnull=True,
-            cancelled_at__isnull=True,
-        ).select_related("trait", "character")
-    )
-    allowed = {c.pk for c in access.characters}
-    if len(requests) != len(wanted) or any(
-        r.character_id not in allowed
-        or (not access.is_master and r.character.player_id != author.pk)
-        for r in requests
-    ):
-        raise ServiceError(_("That roll request is not yours to answer, or was already answered."))
-    return requests
 
 
 def _check_reply(access: selectors.SceneAccess, reply_to: int | None) -> int | None:
@@ -539,6 +378,20 @@ DRAFT_DATA_KEYS = (
     "roll_expression",
     "roll_reason",
     "reply_to",
+    # The post form's further roll slots (``escenas.forms.EXTRA_ROLL_SLOTS``).
+    *(
+        f"rolls_{slot}_{name}"
+        for slot in (1, 2)
+        for name in (
+            "kind",
+            "character",
+            "trait",
+            "threshold",
+            "probability",
+            "expression",
+            "reason",
+        )
+    ),
 )
 
 

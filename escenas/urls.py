@@ -6,7 +6,9 @@ from escenas import (
     combat_views,
     feeds,
     follow_views,
+    inbox_views,
     master_views,
+    npc_views,
     search_views,
     views,
     writing_views,
@@ -18,7 +20,19 @@ campaign = "partidas/<slug:slug>/"
 scene = campaign + "escenas/<id:pk>/"
 fight = campaign + "combates/<id:pk>/"
 
+npc = campaign + "pnj/<id:pk>/"
+
 urlpatterns = [
+    path(campaign + "pnj/", npc_views.npc_list, name="npcs"),
+    path(npc, npc_views.npc_list, name="npc_edit"),
+    path(npc + "retrato/", npc_views.npc_portrait, name="npc_portrait"),
+    path(npc + "retrato/mini/", npc_views.npc_portrait, {"thumb": True}, name="npc_portrait_thumb"),
+    path(
+        npc + "retrato/mini/2x/",
+        npc_views.npc_portrait,
+        {"thumb": "2x"},
+        name="npc_portrait_thumb_2x",
+    ),
     path(campaign + "escenas/", views.scene_list, name="scene_list"),
     path(campaign + "escenas/nueva/", master_views.scene_create, name="scene_create"),
     path(scene, views.scene_detail, name="scene"),
@@ -70,6 +84,8 @@ urlpatterns = [
     path(campaign + "buscar/", search_views.search, name="search"),
     path(campaign + "diario/<id:character>/", views.diary, name="diary"),
     path("cuenta/avisos/", views.notification_settings, name="notifications"),
+    path("mesa/", inbox_views.inbox, name="inbox"),
+    path("feeds/<str:token>/mesa/", inbox_views.InboxFeed(), name="inbox_feed"),
     path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path(
         "feeds/<str:token>/partidas/<slug:slug>/escenas/<id:pk>/",

@@ -31,6 +31,7 @@ from escenas import (
     forms,
     joining,
     notifications,
+    npcs,
     scene_pages,
     scenes,
     selectors,
@@ -90,6 +91,7 @@ def _post_form(
         traits=traits,
         requests=own_requests,
         whisper_candidates=selectors.whisper_candidates(access),
+        npcs=list(npcs.campaign_npcs(access.scene.campaign_id)) if access.is_master else (),
         initial=initial,
     )
     form.stash_restored = bool(kept)  # type: ignore[attr-defined]
@@ -223,9 +225,10 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     cursor = scene_pages.cursor_from(request.GET)
     page = scene_pages.scene_page(access, cursor=cursor, last_read=last_read)
     services.scene_mark_read(
-        scene=access.scene, user=request.user, post_id=page.last_post_id, known=last_read
+        scene=access.scene, user=request.user, post_id=page.read_up_to, known=last_read
     )
     context = _scene_context(request, access, page=page)
+    context["scroll_to_unread"] = cursor.kind == "unread"
     template = (
         SCENE_TEMPLATE + "#post_list"
         if is_htmx(request) and cursor.kind not in ("unread",)
@@ -253,7 +256,12 @@ def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     new = selectors.posts_after(access, after=after, last_read=last_read)
     changed = selectors.posts_changed(access, up_to=after, since=since) if after else []
     last = new[-1].post.pk if new else after
-    services.scene_mark_read(scene=access.scene, user=request.user, post_id=last, known=last_read)
+    # The poller sits on a page whose posts were shown: the marker follows it only when no
+    # unread post before that page was skipped (``selectors.unread_before``: a query only then).
+    if not selectors.unread_before(access, last_read=last_read, before=after + 1):
+        services.scene_mark_read(
+            scene=access.scene, user=request.user, post_id=last, known=last_read
+        )
     return render(
         request,
         SCENE_TEMPLATE + "#poll",
@@ -306,7 +314,7 @@ def post_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                     amputation=amputation,
                 )
         except ServiceError as exc:
-            add_service_errors(form, exc)
+            add_service_errors(form, exc, form.error_fields)
         else:
             if is_htmx(request):
                 fresh = _post_form(request, access)

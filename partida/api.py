@@ -38,6 +38,7 @@ import mundo.converters  # noqa: F401 — registers <id:…>
 from escenas import api as escenas_api
 from escenas import api_combat as escenas_api_combat
 from escenas import api_combat_write as escenas_api_combat_write
+from escenas import api_inbox as escenas_api_inbox
 from escenas import api_joining as escenas_api_joining
 from escenas import api_rolls as escenas_api_rolls
 from mundo import api as mundo_api
@@ -236,6 +237,7 @@ urlpatterns = [
         name="redoc",
     ),
     path("me/", MeView.as_view(), name="me"),
+    path("inbox/", escenas_api_inbox.InboxView.as_view(), name="inbox"),
     path("tokens/", ApiTokenListView.as_view(), name="token-list"),
     path("tokens/<id:pk>/", ApiTokenDetailView.as_view(), name="token-detail"),
     path("campaigns/", mundo_api.CampaignListView.as_view(), name="campaign-list"),

@@ -1,7 +1,8 @@
 """The demo's scenes: a story scene at a petrol station with the two approved demo characters,
 posts with an action roll (the rulebook's door, R3), an event roll (26 %, R2), a free dice roll
 (R4), an action roll waiting for the master's threshold, a pending roll request, a whisper and a
-note to the master; the off-topic scene with a short exchange; a diary for every character.
+note to the master, a post with two rolls and an NPC with a portrait (``partida.demo_npcs``);
+the off-topic scene with a short exchange; a diary for every character.
 
 ``load(campaign, stdout)`` is idempotent: every post is written through
 ``escenas.services.post_create`` with a fixed idempotency key (``demo-…``), which returns the
@@ -26,7 +27,7 @@ from escenas.quoting import quote_markdown
 from escenas.sheet_notices import sheet_topic
 from mundo.models import Campaign, Membership
 from nucleo.mail import outbox_withdraw
-from partida import demo_combat
+from partida import demo_combat, demo_npcs
 from personajes.models import Character, Trait
 
 STORY_TITLE = "La gasolinera de la N-420"
@@ -86,6 +87,7 @@ def load(campaign: Campaign, stdout: Any) -> None:
     _story_store_posts(story, ana=ana, bruno=bruno, lucia=lucia, tomas=tomas)
     _story_roll_request(campaign, story, master=master, tomas=tomas)
     demo_combat.load(story, master=master, lucia=lucia, tomas=tomas)
+    demo_npcs.load(story, master=master, bruno=bruno, tomas=tomas)
     _mark_notified(campaign)
     diaries = Scene.objects.filter(campaign=campaign, kind=Scene.Kind.DIARY).count()
     stdout.write(

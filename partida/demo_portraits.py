@@ -3,7 +3,7 @@
 So that a newcomer sees portraits on the sheets (and the access-checked portrait view,
 ``personajes.views.character_portrait``) without any image in the repository. Each portrait is
 a plain drawing (a coloured background, a head and shoulders) re-encoded and thumbnailed by
-``personajes.portraits.portrait_files`` exactly as an upload is. Idempotent: a character that
+``personajes.portraits.portrait_assign`` exactly as an upload is. Idempotent: a character that
 already has a portrait (an earlier run's, or one its player uploaded) is left alone.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from personajes.models import Character
-from personajes.portraits import portrait_files
+from personajes.portraits import portrait_assign
 
 SIDE = 256
 """The drawing's side in px (square)."""
@@ -42,16 +42,14 @@ def portrait_png(background: tuple[int, int, int], skin: tuple[int, int, int]) -
 
 def load(characters: list[Character], stdout: Any) -> int:
     """Give each approved character of ``characters`` without a portrait a drawn one (stored
-    under MEDIA_ROOT like an upload, with its thumbnail). Returns how many were drawn."""
+    under MEDIA_ROOT like an upload, with its thumbnails). Returns how many were drawn."""
     drawn = 0
     for index, character in enumerate(characters):
         if character.portrait or character.status != Character.Status.APPROVED:
             continue
         background, skin = COLOURS[index % len(COLOURS)]
-        character.portrait, character.portrait_thumb = portrait_files(
-            portrait_png(background, skin)
-        )
-        character.save(update_fields=["portrait", "portrait_thumb"])
+        portrait_assign(character, portrait_png(background, skin))
+        character.save(update_fields=["portrait", "portrait_thumb", "portrait_thumb_2x"])
         drawn += 1
     if drawn:
         stdout.write(f"  Retratos dibujados: {drawn}")

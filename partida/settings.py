@@ -167,7 +167,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "mundo:campaign_list"
+LOGIN_REDIRECT_URL = "escenas:inbox"  # «Mi mesa»: what waits for me, across campaigns
 LOGOUT_REDIRECT_URL = "mundo:campaign_list"
 
 # Accounts: django-allauth (partida.accounts holds our adapter and the account pages it lacks).

@@ -37,6 +37,7 @@ from personajes.models import (
     Trait,
     TraitValue,
 )
+from personajes.portraits import clean_admin_portrait, portrait_from_admin_form
 from personajes.sheets import sheet_master_edit, sheet_review
 
 
@@ -160,6 +161,9 @@ class CharacterAdminForm(forms.ModelForm):
             *CONDITION_FIELDS,
         ]
 
+    def clean_portrait(self) -> Any:
+        return clean_admin_portrait(self)
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         if (
@@ -235,6 +239,7 @@ class CharacterAdmin(CampaignScopedAdmin):
     def save_model(
         self, request: HttpRequest, obj: Character, form: forms.ModelForm, change: bool
     ) -> None:
+        portrait_from_admin_form(obj, form)  # re-encoded, with its thumbnails
         if not change:
             super().save_model(request, obj, form, change)
             return

@@ -11,11 +11,11 @@ Source: RULES.md R6, R7, R10, R15 (``reglas.forecast``).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, FloatField, Sum
+from django.db.models import F, FloatField, Q, Sum
 
 from mundo.models import Campaign, Location, WeatherRecord
 from personajes.mapping import condition_state
@@ -106,12 +106,37 @@ def campaign_forecasts(
     then by name. Five queries: characters, carried sums, stash sums, shelters, weather (one
     more, the shelters' residents, for one ``character_id``).
     Raises nothing of its own. Source: RULES.md R6, R7, R10, R15."""
-    characters = Character.objects.filter(campaign=campaign, status=Character.Status.APPROVED)
+    return campaigns_forecasts([campaign], character_id=character_id).get(campaign.pk, [])
+
+
+def _weather_today(campaigns: list[Campaign]) -> dict[tuple[int, int | None], Mapping[str, Any]]:
+    """Today's weather of each campaign (its own current day), keyed (campaign, settlement)."""
+    today_q = Q()
+    for campaign in campaigns:
+        today_q |= Q(campaign_id=campaign.pk, day=campaign.current_day)
+    return {
+        (w["campaign_id"], w["settlement_id"]): w
+        for w in WeatherRecord.objects.filter(today_q).values(
+            "campaign_id", "settlement_id", "precipitation", "min_c"
+        )
+    }
+
+
+def campaigns_forecasts(
+    campaigns: Sequence[Campaign], *, character_id: int | None = None
+) -> dict[int, list[CharacterForecast]]:
+    """``campaign_forecasts`` of several campaigns at once, keyed by campaign id (campaigns
+    without a living approved character left out): the same five queries whatever the number
+    of campaigns (the inbox of a master of many). Source: RULES.md R6, R7, R10, R15."""
+    by_id = {c.pk: c for c in campaigns}
+    characters = Character.objects.filter(
+        campaign_id__in=list(by_id), status=Character.Status.APPROVED
+    )
     if character_id is not None:
         characters = characters.filter(pk=character_id)
     chars = list(characters.order_by("name", "pk"))
     if not chars:
-        return []
+        return {}
     ids = [c.pk for c in chars]
     carried = _supplies(
         _grouped(InventoryItem.objects.filter(character_id__in=ids), "character_id"), "character_id"
@@ -127,18 +152,14 @@ def campaign_forecasts(
             "id", "latrine_distance_m", "has_cesspit", "paper_substitute"
         )
     }
-    today = campaign.current_day
-    weather = {
-        w["settlement_id"]: w
-        for w in WeatherRecord.objects.filter(campaign=campaign, day=today).values(
-            "settlement_id", "precipitation", "min_c"
-        )
-    }
-    residents = _residents(campaign, chars, shelter_ids, everyone=character_id is None)
-    rules = campaign.rules
-    season = str(season_for(campaign.current_date))
-    out: list[CharacterForecast] = []
+    wanted = {c.campaign_id for c in chars}
+    weather = _weather_today([by_id[cid] for cid in wanted])
+    everyone = character_id is None
+    residents = _residents(by_id[chars[0].campaign_id], chars, shelter_ids, everyone=everyone)
+    context = {cid: (by_id[cid].rules, str(season_for(by_id[cid].current_date))) for cid in wanted}
+    out: dict[int, list[CharacterForecast]] = defaultdict(list)
     for c in chars:
+        rules, season = context[c.campaign_id]
         mine = carried[c.pk]
         home = (
             stash[c.shelter_id]
@@ -149,13 +170,13 @@ def campaign_forecasts(
             home = {"kcal": 0.0, "water_l": 0.0, "paper": 0.0}
         shelter = shelters.get(c.shelter_id) if c.shelter_id is not None else None
         housemates = residents.get(c.shelter_id, []) if c.shelter_id is not None else []
-        w = weather.get(c.settlement_id) or weather.get(None)  # type: ignore[arg-type, call-overload]
-        out.append(
+        w = weather.get((c.campaign_id, c.settlement_id)) or weather.get((c.campaign_id, None))
+        out[c.campaign_id].append(
             CharacterForecast(
                 character=c,
                 forecast=forecast(
                     condition_state(c),
-                    today=today,
+                    today=by_id[c.campaign_id].current_day,
                     season=season,
                     kcal_carried=mine["kcal"],
                     water_carried_l=mine["water_l"],
@@ -170,8 +191,9 @@ def campaign_forecasts(
                 ),
             )
         )
-    out.sort(key=lambda cf: (not cf.forecast.danger, cf.forecast.urgency))
-    return out
+    for found in out.values():
+        found.sort(key=lambda cf: (not cf.forecast.danger, cf.forecast.urgency))
+    return dict(out)
 
 
 def character_forecast(character: Character) -> Forecast | None:

@@ -83,6 +83,9 @@ class Character(models.Model):
     portrait_thumb = models.ImageField(
         _("portrait thumbnail"), upload_to="portraits/%Y/%m/", blank=True
     )
+    portrait_thumb_2x = models.ImageField(
+        _("portrait thumbnail (2x)"), upload_to="portraits/%Y/%m/", blank=True
+    )
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
     )

@@ -1,5 +1,6 @@
 """A character's portrait: the check an uploaded image passes, and the re-encoding that stores
-it without what the camera wrote (EXIF, GPS, colour profile, comments) plus a thumbnail.
+it without what the camera wrote (EXIF, GPS, colour profile, comments) plus its thumbnails
+(96 px and 192 px squares, shown beside posts), for characters and the master's NPCs alike.
 
 Portraits are served only through ``personajes.views.character_portrait``, which checks that
 the viewer may see the character (a private campaign's portraits do not leak by URL).
@@ -8,10 +9,14 @@ Source: RULES.md R5 (the sheet a player builds).
 
 from __future__ import annotations
 
+import io
+import mimetypes
 import uuid
-from typing import IO
+from typing import IO, Any, NamedTuple
 
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
+from django.http import FileResponse, Http404
 from django.utils.translation import gettext as _
 from PIL import Image, ImageOps
 
@@ -68,27 +73,38 @@ def validate_portrait(file: IO[bytes]) -> None:
 PORTRAIT_MAX_SIDE = 1024
 """The longest side of a stored portrait (px); a larger upload is scaled down."""
 
-PORTRAIT_THUMB_SIDE = 160
+PORTRAIT_THUMB_SIDE = 96
 """The side of the square thumbnail shown beside posts and in lists (px)."""
 
+PORTRAIT_THUMB_2X_SIDE = 2 * PORTRAIT_THUMB_SIDE
+"""The same thumbnail for screens of two device pixels per CSS pixel (``srcset`` 2x)."""
 
-def _webp(image: Image.Image, quality: int = 85) -> ContentFile[bytes]:
-    import io
 
+class PortraitFiles(NamedTuple):
+    """The files of one portrait: the picture and its two square thumbnails (1x, 2x), WebP,
+    named ``<stem>.webp``, ``<stem>-96.webp`` and ``<stem>-192.webp`` (one fresh random stem,
+    so the three are stored next to each other and a new upload never reuses a name)."""
+
+    portrait: ContentFile[bytes]
+    thumb: ContentFile[bytes]
+    thumb_2x: ContentFile[bytes]
+
+
+def _webp(image: Image.Image, name: str, quality: int = 85) -> ContentFile[bytes]:
     out = io.BytesIO()
     image.info = {}  # nothing of the upload's metadata is written back
     image.save(out, "WEBP", quality=quality, method=4)
-    return ContentFile(out.getvalue(), name=f"{uuid.uuid4().hex}.webp")
+    return ContentFile(out.getvalue(), name=name)
 
 
-def portrait_files(file: IO[bytes]) -> tuple[ContentFile[bytes], ContentFile[bytes]]:
-    """The portrait to store and its thumbnail, both re-encoded as WebP from the pixels alone.
+def portrait_files(file: IO[bytes]) -> PortraitFiles:
+    """The portrait to store and its thumbnails, all re-encoded as WebP from the pixels alone.
 
     The upload (already through ``validate_portrait``) is turned upright by its EXIF orientation,
     converted to RGB or RGBA (an animated GIF keeps its first frame), scaled down to at most
     ``PORTRAIT_MAX_SIDE`` px on its longest side, and written anew: no EXIF, GPS, ICC profile or
-    comment survives. The thumbnail is a centred square of ``PORTRAIT_THUMB_SIDE`` px.
-    Returns ``(portrait, thumbnail)`` with fresh random names (the upload's name is not kept).
+    comment survives. The thumbnails are centred squares of ``PORTRAIT_THUMB_SIDE`` and
+    ``PORTRAIT_THUMB_2X_SIDE`` px. The upload's name is not kept.
     Raises ServiceError({"portrait": …}) when Pillow cannot decode it after all.
     """
     try:
@@ -105,15 +121,81 @@ def portrait_files(file: IO[bytes]) -> tuple[ContentFile[bytes], ContentFile[byt
     finally:
         file.seek(0)
     image.thumbnail((PORTRAIT_MAX_SIDE, PORTRAIT_MAX_SIDE))
-    thumb = ImageOps.fit(image, (PORTRAIT_THUMB_SIDE, PORTRAIT_THUMB_SIDE))
-    return _webp(image), _webp(thumb, quality=80)
+    stem = uuid.uuid4().hex
+    small, large = PORTRAIT_THUMB_SIDE, PORTRAIT_THUMB_2X_SIDE
+    return PortraitFiles(
+        _webp(image, f"{stem}.webp"),
+        _webp(ImageOps.fit(image, (small, small)), f"{stem}-{small}.webp", quality=80),
+        _webp(ImageOps.fit(image, (large, large)), f"{stem}-{large}.webp", quality=80),
+    )
+
+
+def portrait_assign(owner: Any, file: IO[bytes] | None) -> None:
+    """Put a new portrait on ``owner`` (a character or an NPC: fields ``portrait``,
+    ``portrait_thumb``, ``portrait_thumb_2x``), its thumbnails made now; ``None`` removes all
+    three. Not saved: the caller saves (a post fragment's cache key changes on that save,
+    ``escenas.fragments.names_changed``). The file must have passed ``validate_portrait``."""
+    if file is None:
+        owner.portrait = owner.portrait_thumb = owner.portrait_thumb_2x = ""
+        return
+    owner.portrait, owner.portrait_thumb, owner.portrait_thumb_2x = portrait_files(file)
+
+
+def portrait_from_admin_form(owner: Any, form: Any) -> None:
+    """The admin's portrait upload (or clearing) on ``owner`` with its thumbnails, before
+    ``save_model`` saves it: the admin's file field stores the upload as it came, this makes it
+    the re-encoded portrait the other pages make. Nothing when the field did not change."""
+    if "portrait" not in form.changed_data:
+        return
+    upload = form.cleaned_data.get("portrait")
+    portrait_assign(owner, upload if upload and not isinstance(upload, bool) else None)
+
+
+def clean_admin_portrait(form: Any) -> Any:
+    """An admin form's ``clean_portrait``: ``validate_portrait``'s refusal as the field's error
+    (a stored portrait, unchanged, is not checked again)."""
+    upload = form.cleaned_data.get("portrait")
+    if upload and "portrait" in form.changed_data and hasattr(upload, "seek"):
+        try:
+            validate_portrait(upload)
+        except ServiceError as exc:
+            raise ValidationError(exc.message_dict["portrait"]) from None
+    return upload
+
+
+def portrait_response(owner: Any, thumb: bool | str = False) -> FileResponse:
+    """The file of ``owner``'s portrait (a character or an NPC, already access-checked):
+    ``thumb`` True the 96 px thumbnail, ``"2x"`` the 192 px one (an older upload without
+    one falls back to what it has). Raises Http404 when there is none."""
+    field = owner.portrait
+    if thumb and owner.portrait_thumb:
+        field = owner.portrait_thumb
+    if thumb == "2x" and owner.portrait_thumb_2x:
+        field = owner.portrait_thumb_2x
+    if not field:
+        raise Http404("No portrait")
+    try:
+        handle = field.open("rb")
+    except FileNotFoundError:
+        raise Http404("No portrait") from None
+    content_type = mimetypes.guess_type(field.name)[0] or "application/octet-stream"
+    response = FileResponse(handle, content_type=content_type)
+    response["Cache-Control"] = "private, max-age=3600"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 __all__ = [
     "PORTRAIT_FORMATS",
     "PORTRAIT_MAX_PIXELS",
     "PORTRAIT_MAX_SIDE",
+    "PORTRAIT_THUMB_2X_SIDE",
     "PORTRAIT_THUMB_SIDE",
+    "PortraitFiles",
+    "clean_admin_portrait",
+    "portrait_assign",
     "portrait_files",
+    "portrait_from_admin_form",
+    "portrait_response",
     "validate_portrait",
 ]

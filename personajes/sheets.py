@@ -33,7 +33,7 @@ from personajes._helpers import INTEGER_TEXT, by_character, clean_reason, lock_c
 from personajes.arrival import arrival_give
 from personajes.mapping import CONDITION_FIELDS, trait_definitions
 from personajes.models import Character, SheetChange, Trait, TraitValue
-from personajes.portraits import portrait_files, validate_portrait
+from personajes.portraits import portrait_assign, validate_portrait
 from personajes.traits import (
     allocation_errors,
     campaign_traits,
@@ -124,7 +124,7 @@ def character_create(
         status=Character.Status.DRAFT,
     )
     if portrait:
-        character.portrait, character.portrait_thumb = portrait_files(portrait)
+        portrait_assign(character, portrait)
     character.save()
     TraitValue.objects.bulk_create(
         [TraitValue(character=character, trait=trait, value=0) for trait in traits]
@@ -197,7 +197,7 @@ def sheet_save(
     if concept is not None:
         locked.concept = clean_text(concept).strip()
     if portrait:
-        locked.portrait, locked.portrait_thumb = portrait_files(portrait)
+        portrait_assign(locked, portrait)
     if submit:
         locked.status = Character.Status.SUBMITTED
     locked.save()

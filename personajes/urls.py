@@ -17,6 +17,12 @@ urlpatterns = [
         {"thumb": True},
         name="portrait_thumb",
     ),
+    path(
+        "personajes/<id:pk>/retrato/mini/2x/",
+        views.character_portrait,
+        {"thumb": "2x"},
+        name="portrait_thumb_2x",
+    ),
     path("personajes/<id:pk>/ficha/", views.sheet_edit, name="sheet_edit"),
     path("personajes/<id:pk>/revision/", views.character_review, name="review"),
     path("personajes/<id:pk>/editar/", views.character_master_edit, name="master_edit"),

@@ -19,7 +19,6 @@ and put a ``ServiceError``'s messages back on the form next to the field they ar
 
 from __future__ import annotations
 
-import mimetypes
 import re
 from typing import Any
 from urllib.parse import urlencode
@@ -29,7 +28,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -48,6 +47,7 @@ from personajes import forms, rolls, selectors, sheets
 from personajes.access import CharacterAccess, access_character
 from personajes.models import Character, Roll, SheetChange
 from personajes.movement_views import supplies_context
+from personajes.portraits import portrait_response
 from personajes.traits import campaign_traits
 from reglas.core import breakdown_total
 from reglas.dice import action_chance
@@ -189,23 +189,16 @@ def character_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
-def character_portrait(request: HttpRequest, pk: int, thumb: bool = False) -> HttpResponse:
-    """The character's portrait (``thumb``: its square thumbnail), for whoever may see the
-    character (``access_character``: a private campaign's portraits are a 404 to outsiders,
-    like the sheet). Cached by the browser only (``private``), for an hour."""
+def character_portrait(
+    request: HttpRequest, pk: int, thumb: bool | str = False
+) -> HttpResponseBase:
+    """The character's portrait (``thumb``: its square thumbnail, ``"2x"`` the one for retina
+    screens), for whoever may see the character (``access_character``: a private campaign's
+    portraits are a 404 to outsiders, like the sheet). Cached by the browser only
+    (``private``), for an hour (the pages add ``?v=`` of the file, so a new portrait shows at
+    once)."""
     character = access_character(request.user, pk).character
-    field = character.portrait_thumb if thumb and character.portrait_thumb else character.portrait
-    if not field:
-        raise Http404("No portrait")
-    try:
-        handle = field.open("rb")
-    except FileNotFoundError:
-        raise Http404("No portrait") from None
-    content_type = mimetypes.guess_type(field.name)[0] or "application/octet-stream"
-    response = FileResponse(handle, content_type=content_type)
-    response["Cache-Control"] = "private, max-age=3600"
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+    return portrait_response(character, thumb)
 
 
 def _detail_context(

@@ -10,9 +10,12 @@ from dataclasses import dataclass
 
 from django import template
 
+from escenas.inbox import InboxItem, master_pending_batch
 from escenas.joining import pending_join_requests
 from escenas.models import JoinRequest
+from mundo.access import is_master
 from mundo.models import Campaign
+from nucleo.users import AnyUser
 from personajes.models import Character
 
 register = template.Library()
@@ -44,3 +47,12 @@ def master_pending_for(campaign: Campaign) -> Pending:
 def master_pending(campaign: Campaign) -> Pending:
     """``{% master_pending campaign as pending %}``: see ``master_pending_for``."""
     return master_pending_for(campaign)
+
+
+def master_pending_items(campaign: Campaign, *, user: AnyUser) -> list[InboxItem]:
+    """The campaign's pending items for its master as plain items (kind, label, url; see
+    ``escenas.inbox.master_pending_batch``, which «Mi mesa» calls for all the master's
+    campaigns at once); empty when ``user`` is not its master. One query (the role) + nine."""
+    if not is_master(campaign, user):
+        return []
+    return master_pending_batch([campaign]).get(campaign.pk, [])

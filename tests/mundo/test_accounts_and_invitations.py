@@ -91,7 +91,7 @@ def test_sign_up_refuses_an_open_redirect():
     client = Client()
     sign_up(client, next_url="https://evil.example/")
     response = type_the_code(client)
-    assert response["Location"] == reverse("mundo:campaign_list")
+    assert response["Location"] == reverse("escenas:inbox")  # LOGIN_REDIRECT_URL: «Mi mesa»
 
 
 def test_password_reset_sends_an_email(outsider):

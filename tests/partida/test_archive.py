@@ -15,6 +15,7 @@ from django.core.files.base import ContentFile
 from django.core.management import CommandError, call_command
 from django.db.models import FileField
 
+from escenas.models import NonPlayerCharacter
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from partida import archive
@@ -86,8 +87,12 @@ def test_the_demo_round_trips_row_for_row_and_file_for_file(demo):
     assert "mundo.invitation" not in counts and "partida.apitoken" not in counts
     assert {u["username"] for u in before["users"]} >= {"master", "ana", "bruno", "carla"}
     assert "password" not in before["users"][0]
-    # Lucía's portrait (set above) and the thumbnails and portraits the demo drew.
-    stored = Character.objects.filter(campaign=demo).values_list("portrait", "portrait_thumb")
+    # Lucía's portrait (set above) and the thumbnails and portraits the demo drew, its NPC's too.
+    fields = ("portrait", "portrait_thumb", "portrait_thumb_2x")
+    stored = [
+        *Character.objects.filter(campaign=demo).values_list(*fields),
+        *NonPlayerCharacter.objects.filter(campaign=demo).values_list(*fields),
+    ]
     assert set(files_of(data)) == {f"media/{name}" for pair in stored for name in pair if name}
     assert f"media/{Character.objects.get(name='Lucía Ferrer').portrait.name}" in files_of(data)
 
@@ -98,10 +103,9 @@ def test_the_demo_round_trips_row_for_row_and_file_for_file(demo):
     assert result.rows == counts
 
     again, after = exported(result.campaign)
-    portrait = before["models"]["personajes.character"]
-    fields = ("portrait", "portrait_thumb")
-    old_names = [r[f] for r in portrait for f in fields if r[f]]
-    new_names = [r[f] for r in after["models"]["personajes.character"] for f in fields if r[f]]
+    owners = ("personajes.character", "escenas.nonplayercharacter")
+    old_names = [r[f] for o in owners for r in before["models"][o] for f in fields if r[f]]
+    new_names = [r[f] for o in owners for r in after["models"][o] for f in fields if r[f]]
     names = dict(zip(old_names, new_names, strict=True))
     expected = remapped(before, result.pk_map, names)
     expected["mundo.campaign"][0]["slug"] = "valle-gris-copia"

@@ -207,10 +207,17 @@ def test_demo_scenes_have_the_play_loop(mailoutbox):
         for p in story.posts.exclude(idempotency_key__startswith="combate:")
         for pr in p.post_rolls.select_related("roll")
     )
-    assert kinds == ["action", "action", "event", "expression"]
+    # … and Tomás's post with two rolls (issue 15): an action roll and a dice expression.
+    assert kinds == ["action", "action", "action", "event", "expression", "expression"]
+    two = story.posts.get(idempotency_key="demo-escena-07")
+    assert [pr.roll.kind for pr in two.post_rolls.order_by("position")] == ["action", "expression"]
+    # Doña Remedios, the master's NPC, speaks with her portrait.
+    remedios = story.posts.get(idempotency_key="demo-escena-08")
+    assert remedios.voice == "npc" and remedios.npc.portrait_thumb_2x
     assert story.posts.filter(is_whisper=True).count() == 1
     assert story.posts.exclude(note_to_master="").count() == 1
-    assert RollRequest.objects.filter(scene=story, fulfilled_roll__isnull=True).count() == 1
+    # Pending: Tomás's (sigilo) and Lucía's (fuerza, for ana's «Mi mesa»: partida.demo_inbox).
+    assert RollRequest.objects.filter(scene=story, fulfilled_roll__isnull=True).count() == 2
     assert Scene.objects.filter(campaign=campaign, kind="offtopic").count() == 1
     assert Post.objects.filter(scene__kind="offtopic", campaign=campaign).count() == 2
     assert "La gasolinera de la N-420" in output
@@ -227,13 +234,30 @@ def test_demo_scenes_have_the_play_loop(mailoutbox):
 
 @pytest.mark.django_db
 def test_loading_the_demo_twice_duplicates_no_post_or_roll():
-    from escenas.models import Combat, Combatant, Declaration, Post, RollRequest, Scene
+    from escenas.models import (
+        Combat,
+        Combatant,
+        Declaration,
+        NonPlayerCharacter,
+        Post,
+        RollRequest,
+        Scene,
+    )
     from personajes.models import Roll
 
     def counts():
         return tuple(
             m.objects.count()
-            for m in (Post, Roll, RollRequest, Scene, Combat, Combatant, Declaration)
+            for m in (
+                Post,
+                Roll,
+                RollRequest,
+                Scene,
+                Combat,
+                Combatant,
+                Declaration,
+                NonPlayerCharacter,
+            )
         )
 
     load_demo()
@@ -394,3 +418,19 @@ def test_the_demo_draws_portraits_once_and_serves_them_with_access_checks():
         b"".join(response.streaming_content if response.streaming else [response.content])[:4]
         == b"RIFF"
     )
+
+
+@pytest.mark.django_db
+def test_the_demo_inbox_shows_ana_unread_posts_and_a_roll_request_and_the_master_pending():
+    from escenas.inbox import inbox_for
+
+    output = load_demo()
+    load_demo()  # twice: still one request to Lucía
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=["ana", "master"])}
+    hers = inbox_for(users["ana"])
+    assert hers.unread > 0
+    assert [i.kind for i in hers.roll_requests] == ["roll_request"]
+    assert "Lucía Ferrer una tirada de Fuerza" in hers.roll_requests[0].label
+    kinds = {i.kind for i in inbox_for(users["master"]).pending}
+    assert {"sheet", "threshold", "request"} <= kinds
+    assert "Mi mesa (/mesa/): ana tiene" in output

@@ -228,7 +228,16 @@ def snapshot(campaign: Campaign) -> dict[str, Any]:
     return {
         "characters": rows(
             Character.objects.filter(campaign=campaign),
-            ("campaign_id", "player_id", "updated_at", "submitted_at", "approved_at", "slug"),
+            # The 2x portrait thumbnail came after the recording (issue 15; empty for all).
+            (
+                "campaign_id",
+                "player_id",
+                "updated_at",
+                "submitted_at",
+                "approved_at",
+                "slug",
+                "portrait_thumb_2x",
+            ),
             ("id",),
         ),
         "inventory": rows(

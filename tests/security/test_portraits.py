@@ -53,7 +53,13 @@ def test_the_stored_portrait_keeps_no_exif_or_gps_and_is_upright_and_bounded(cha
     assert stored.format == "WEBP" and not stored.getexif()
     assert stored.size == (512, 1024)  # turned upright (orientation 6), longest side 1024
     thumb = _image(character.portrait_thumb.open("rb").read())
-    assert thumb.size == (160, 160) and not thumb.getexif()
+    assert thumb.size == (96, 96) and not thumb.getexif()
+    retina = _image(character.portrait_thumb_2x.open("rb").read())
+    assert retina.size == (192, 192) and not retina.getexif()
+    # Stored next to the original: one stem, the side after it.
+    stem = character.portrait.name.removesuffix(".webp")
+    assert character.portrait_thumb.name == f"{stem}-96.webp"
+    assert character.portrait_thumb_2x.name == f"{stem}-192.webp"
     assert not character.portrait.name.endswith("yo.jpg")  # the upload's name is not kept
 
 
@@ -65,6 +71,7 @@ def test_portraits_are_served_to_who_may_see_the_character_only(character, playe
     assert shown.status_code == 200 and shown["Content-Type"] == "image/webp"
     assert shown["Cache-Control"] == "private, max-age=3600"
     assert owner.get(url + "mini/").status_code == 200
+    assert owner.get(url + "mini/2x/").status_code == 200
     stranger = Client()
     stranger.force_login(outsider)
     assert stranger.get(url).status_code == 404  # a private campaign's character

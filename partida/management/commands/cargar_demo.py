@@ -22,6 +22,7 @@ from nucleo.errors import ServiceError
 from partida import (
     demo_dice,
     demo_escenas,
+    demo_inbox,
     demo_mundo,
     demo_places,
     demo_portraits,
@@ -268,6 +269,7 @@ class Command(BaseCommand):
         # The scenes after everything else: their posts are written by the approved characters.
         demo_escenas.load(campaign, self.stdout)
         demo_readers.load(campaign, self.stdout)  # an English reader in Mexico, a follower
+        demo_inbox.load(campaign, self.stdout)  # «Mi mesa»: ana's roll request, what it shows
         # Last, so the closed dice period holds every roll above (partida.demo_dice).
         demo_dice.load(campaign, self.stdout)
         campaign.refresh_from_db()
