@@ -59,7 +59,12 @@ class LanguageMiddleware:
                 timezone.deactivate()
         else:
             timezone.deactivate()
-        response = self.get_response(request)
+        try:
+            response = self.get_response(request)
+        finally:
+            # The zone is the request's only: the thread's next work (another request, a task
+            # run eagerly, a test) starts from the site's zone again.
+            timezone.deactivate()
         response.headers.setdefault("Content-Language", language)
         return response
 
