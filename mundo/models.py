@@ -472,7 +472,6 @@ class GridDay(models.Model):
     """One grid on one day: the cut probability (%), each d100 (0 = not rolled, already cut)
     and the state after the roll. Source: RULES.md R16."""
 
-    # No index of its own: grid_day_unique's index leads with it (the tick inserts a row a day).
     grid = models.ForeignKey(Grid, on_delete=models.CASCADE, related_name="days", db_index=False)
     day = models.PositiveIntegerField(_("day"))
     probability = models.PositiveSmallIntegerField(_("cut probability (%)"))
@@ -538,8 +537,6 @@ class SettlementDay(models.Model):
     """A settlement's population on one played day: the curve (R17) and the master's tally
     at that time, so the history page shows what was true then."""
 
-    # No index of its own: settlement_day_unique's index leads with it (the tick inserts a row
-    # per settlement a day).
     settlement = models.ForeignKey(
         Settlement, on_delete=models.CASCADE, related_name="days", db_index=False
     )
