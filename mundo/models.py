@@ -472,7 +472,7 @@ class GridDay(models.Model):
     """One grid on one day: the cut probability (%), each d100 (0 = not rolled, already cut)
     and the state after the roll. Source: RULES.md R16."""
 
-    grid = models.ForeignKey(Grid, on_delete=models.CASCADE, related_name="days")
+    grid = models.ForeignKey(Grid, on_delete=models.CASCADE, related_name="days", db_index=False)
     day = models.PositiveIntegerField(_("day"))
     probability = models.PositiveSmallIntegerField(_("cut probability (%)"))
     power_die = models.PositiveSmallIntegerField(_("power d100"), default=0)
@@ -537,7 +537,9 @@ class SettlementDay(models.Model):
     """A settlement's population on one played day: the curve (R17) and the master's tally
     at that time, so the history page shows what was true then."""
 
-    settlement = models.ForeignKey(Settlement, on_delete=models.CASCADE, related_name="days")
+    settlement = models.ForeignKey(
+        Settlement, on_delete=models.CASCADE, related_name="days", db_index=False
+    )
     day = models.PositiveIntegerField(_("day"))
     base_zombies = models.PositiveIntegerField(_("zombies by the curve"))
     zombies = models.PositiveIntegerField(_("zombies"))

@@ -46,9 +46,14 @@ def read_columns(queryset: Any, dtypes: Sequence[Any]) -> list[NDArray[Any]]:
     NULL reads as NaN in float columns (make nullable integers float, or coalesce them in the
     query). The SQL is the queryset's own, run on the cursor: no ``values_list`` iterator, no
     converters (select Decimal columns cast to float), rows fetched ``_READ_CHUNK`` at a time
-    and turned into arrays chunk by chunk. Raises ``ValueError``/``TypeError`` when a value
+    and turned into arrays chunk by chunk. Rows come in the order the queryset names with
+    ``order_by``; without one the model's ``Meta.ordering`` is dropped (a column read never
+    needs it, and it can cost a join and a sort of the whole result: carried items are ordered
+    by their item type's kind and name). Raises ``ValueError``/``TypeError`` when a value
     does not fit its dtype.
     """
+    if not queryset.query.order_by:
+        queryset = queryset.order_by()
     sql, params = queryset.query.sql_with_params()
     parts: list[list[NDArray[Any]]] = []
     with connection.cursor() as cursor:

@@ -27,6 +27,7 @@ the day. Last night's accidents (R7) raise the day's disease and resistance roll
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -338,11 +339,35 @@ def _survival(
     )
 
 
+def _row_codes(keys: NDArray[Any]) -> NDArray[np.int64] | None:
+    """Each row of an integer ``(n, m)`` array as one int64, in the rows' lexicographic order
+    (mixed radix, first column most significant, each column shifted to start at 0); None
+    when the codes would not fit in 63 bits."""
+    low = keys.min(axis=0)
+    span = (keys.max(axis=0) - low + 1).tolist()
+    if math.prod(span) >= 2**63:
+        return None
+    codes = np.zeros(keys.shape[0], np.int64)
+    for j, radix in enumerate(span):
+        codes *= radix
+        codes += keys[:, j] - low[j]
+    return codes
+
+
 def _memo(keys: NDArray[Any], make: Callable[[int], Breakdown]) -> BreakdownTable:
-    """One breakdown per distinct key row (``make(i)`` for its first character i)."""
+    """One breakdown per distinct key row (``make(i)`` for its first character i).
+
+    The rows are compared as one int64 code each (``_row_codes``): ``np.unique(axis=0)``
+    sorts them as opaque byte strings, many times slower at 10 000 rows; the distinct rows,
+    their order and the index are the same."""
     if keys.shape[0] == 0:
         return BreakdownTable(rows=(), index=np.zeros(0, np.int64))
-    _uniq, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    codes = _row_codes(keys) if keys.dtype.kind in "iu" else None
+    _uniq, first, inverse = (
+        np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        if codes is None
+        else np.unique(codes, return_index=True, return_inverse=True)
+    )
     rows = tuple(make(int(i)) for i in first.tolist())
     return BreakdownTable(rows=rows, index=np.asarray(inverse, np.int64).reshape(-1))
 

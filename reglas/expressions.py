@@ -23,7 +23,7 @@ Source: RULES.md R4.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -549,19 +549,31 @@ def roll_totals(
             f"El número de tiradas debe ser un entero no negativo ({size!r}).",
             size=repr(size),
         )
-    totals = np.zeros(int(size), dtype=np.int64)
+    return _totals_of_terms(
+        parsed,
+        int(size),
+        lambda term: rng.integers(1, term.faces + 1, size=(int(size), term.count), dtype=np.int64),
+    )
+
+
+def _totals_of_terms(
+    parsed: DiceExpression, size: int, draw: Callable[[DiceTerm], NDArray[np.int64]]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``roll_totals``' result from ``draw(term)``: each dice term's ``(size, count)`` faces,
+    drawn in term order."""
+    totals = np.zeros(size, dtype=np.int64)
     columns: list[NDArray[np.int64]] = []
     for term in parsed.terms:
         if isinstance(term, ConstantTerm):
             totals += term.sign * term.value
             continue
-        faces = rng.integers(1, term.faces + 1, size=(int(size), term.count), dtype=np.int64)
+        faces = draw(term)
         columns.append(faces)
         if term.comparison is not None:
             totals += term.sign * term.comparison.test(faces).sum(axis=1)
         else:
             totals += term.sign * faces.sum(axis=1)
-    dice = np.concatenate(columns, axis=1) if columns else np.zeros((int(size), 0), np.int64)
+    dice = np.concatenate(columns, axis=1) if columns else np.zeros((size, 0), np.int64)
     return totals, dice
 
 
@@ -574,7 +586,11 @@ def roll_totals_each(
     expression. Source: RULES.md R4, R12; DESIGN.md "Randomness and the roll ledger".
     """
     parsed = expression if isinstance(expression, DiceExpression) else parse_expression(expression)
-    if not rngs:
-        return roll_totals(parsed, 0, np.random.default_rng(0))  # no draw is made
-    rolled = [roll_totals(parsed, 1, g) for g in rngs]
-    return np.concatenate([t for t, _d in rolled]), np.concatenate([d for _t, d in rolled])
+
+    # Each generator draws each term as ``roll_totals(parsed, 1, g)`` would, in term order
+    # (the same stream); the totals are then summed for all rolls at once.
+    def draw(term: DiceTerm) -> NDArray[np.int64]:
+        faces = [g.integers(1, term.faces + 1, size=(1, term.count), dtype=np.int64) for g in rngs]
+        return np.concatenate(faces) if faces else np.zeros((0, term.count), np.int64)
+
+    return _totals_of_terms(parsed, len(rngs), draw)

@@ -32,9 +32,11 @@ tests/partida/test_tick.py for 10 and for 200): reads straight into numpy arrays
 (``nucleo.bulk.read_columns``), writes with one statement per table (``nucleo.bulk``: UPDATE
 from arrays, COPY of the diary and roll rows on PostgreSQL).
 
-Storage (personajes migration 0008): the characters', carried items' and stashes' tables have
-fill factor 50, so the tick's daily UPDATE of nearly every row stays on its page (a HOT update:
-no index written); no index duplicates the leading column of a unique constraint.
+Storage (personajes migrations 0009 and 0012, mundo 0010): the characters', carried items' and
+stashes' tables have fill factor 50, so the tick's daily UPDATE of nearly every row stays on its
+page (a HOT update: no index written); no index of a table the tick writes duplicates the
+leading column of a unique constraint. Column reads drop the models' ``Meta.ordering``
+(``nucleo.bulk.read_columns``): no join or sort the tick does not need.
 
 Random numbers: one generator per step and subject, ``make_rng(entropy, [day, PURPOSE, subject,
 0])`` — the weather of each climate, the cut dice of each grid, one for the health step's

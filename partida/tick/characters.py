@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from django.db import connection
 
 from mundo.models import Campaign
 from partida.tick.load import load_characters
@@ -30,6 +31,24 @@ class CharactersOutcome:
     death_list: list[dict[str, Any]] = field(default_factory=list)
 
 
+TICK_WORK_MEM = "64MB"
+"""PostgreSQL's ``work_mem`` for the rest of the tick's transaction (the default is 4 MB)."""
+
+
+def _room_for_whole_tables() -> None:
+    """One statement, on PostgreSQL only: ``SET LOCAL work_mem`` for the tick's transaction.
+
+    Each write joins a whole table with the arrays of its new values (``nucleo.bulk``: a hash
+    of the table and the arrays unnested). At 100 000 characters those outgrow the default
+    4 MB: the hash splits into batches and the arrays spill to temporary files on every
+    statement (6 000 pages written and read back: time growing faster than the characters).
+    64 MB holds them in memory up to ~10⁶ stacks; it is a ceiling per sort or hash, not an
+    allocation, and ends with the transaction (``LOCAL``)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL work_mem = '{TICK_WORK_MEM}'")
+
+
 def close_characters_day(
     *,
     campaign: Campaign,
@@ -44,6 +63,7 @@ def close_characters_day(
     onset dice); each stored roll (a resistance roll, a new disease's duration) is drawn from
     its own ledger key, ``health_roll_key``.
     Source: RULES.md R6–R15, R24 steps 5–6, R25."""
+    _room_for_whole_tables()
     loaded = load_characters(campaign, world, closed)
     if loaded is None:
         return CharactersOutcome()

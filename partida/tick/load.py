@@ -99,8 +99,8 @@ def _stock(
     pk: I64, holder: I64, type_id: I64, units: F64, types: list[NDArray[Any]], power_cut_day: F64
 ) -> tuple[I64, Stock]:
     """Stacks from columns (holder −1 dropped), the item catalogue's columns ``(id, kind,
-    kcal, litres, perishable, spoil day)`` and the holders' grid cut days; returns the stacks'
-    pks and the ``Stock``."""
+    kcal, litres, perishable, spoil day)`` in (kind, name) order and the holders' grid cut
+    days; returns the stacks' pks and the ``Stock``, each holder's stacks in catalogue order."""
     keep = holder >= 0
     pk, holder, type_id, units = pk[keep], holder[keep], type_id[keep], units[keep]
     ids, kind, kcal, litres, perishable, spoil_day = types
@@ -108,6 +108,10 @@ def _stock(
         return np.zeros(0, np.int64), Stock.empty(power_cut_day.shape[0])
     order = np.argsort(ids)
     at = order[np.searchsorted(ids, type_id, sorter=order)]
+    # In each holder, its stacks in their item types' order (kind, then name: the catalogue's
+    # read order, in the database's collation), which the taking order's ties keep (R15).
+    by_type = np.lexsort((pk, at))
+    pk, holder, units, at = pk[by_type], holder[by_type], units[by_type], at[by_type]
     return pk, Stock(
         holder=holder,
         kind=kind[at],
@@ -171,9 +175,9 @@ def _stocks(
     """The item catalogue, carried items and shelter stashes (quantity > 0); quantities read
     as float (3 decimals: exact enough for the day's sums, written back rounded to 3)."""
     types = read_columns(
-        ItemType.objects.filter(campaign=campaign).values_list(
-            "id", "kind", "kcal_per_unit", "litres_per_unit", "perishable", "spoil_day"
-        ),
+        ItemType.objects.filter(campaign=campaign)
+        .order_by("kind", "name")
+        .values_list("id", "kind", "kcal_per_unit", "litres_per_unit", "perishable", "spoil_day"),
         [np.int64, "<U16", np.float64, np.float64, np.bool_, np.float64],
     )
     units = Cast("quantity", FloatField())

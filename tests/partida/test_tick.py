@@ -433,9 +433,11 @@ def test_the_ticks_query_count_does_not_grow_with_the_characters(campaign, villa
     # and the rolls insert (nucleo.ledger, when a disease ends or starts), diary insert (each
     # insert a COPY on PostgreSQL, counted as one query as Django logs it),
     # settlement days insert, settlements update (when someone rose), tick record insert,
-    # campaign update, release. A statement is skipped when it has nothing to write, never
-    # repeated.
-    assert (small, big) == (25, 25)
+    # campaign update, release; on PostgreSQL one more, the transaction's work_mem
+    # (partida.tick.characters: the whole-table joins stay in memory at 100 000 characters).
+    # A statement is skipped when it has nothing to write, never repeated.
+    expected = 26 if connection.vendor == "postgresql" else 25
+    assert (small, big) == (expected, expected)
 
 
 def test_diary_posts_are_made_after_the_commit(

@@ -1,4 +1,5 @@
-"""The tick's tables as PostgreSQL stores them (personajes migration 0008): room on each page
+"""The tick's tables as PostgreSQL stores them (personajes migrations 0009 and 0012, mundo
+0010): room on each page
 for the daily updates to stay in place (HOT), and no index that a unique constraint's index
 already covers. On SQLite (no fill factor; the FK indexes dropped the same way) only the index
 part applies."""
@@ -23,6 +24,9 @@ COVERED = {
     "personajes_dayrecord": ("character_id", "day_record_unique"),
     "personajes_traitvalue": ("character_id", "trait_value_unique"),
     "personajes_shelterstash": ("shelter_id", "stash_unique"),
+    "personajes_roll": ("campaign_id", "roll_unique_generator_key"),
+    "mundo_gridday": ("grid_id", "grid_day_unique"),
+    "mundo_settlementday": ("settlement_id", "settlement_day_unique"),
 }
 
 

@@ -256,3 +256,30 @@ def test_stocks_never_go_negative_and_only_the_sick_are_treated(carried, stashed
     assert np.all(out.stash_taken <= day.stash.units + 1e-9)
     sick = np.array([d > 0 for _s, d in people])
     assert not np.any(out.treated & ~sick)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_breakdown_memo_groups_rows_as_numpy_unique_does(seed):
+    # The memo compares rows as one int64 code each; the groups, their order and each row's
+    # group are np.unique(axis=0)'s (negative values and a constant column included).
+    from reglas.day import _memo, _row_codes
+
+    rng = np.random.default_rng(seed)
+    keys = np.stack(
+        [
+            rng.integers(0, 4, 500),
+            rng.integers(-3, 3, 500),
+            np.full(500, 7),
+            rng.integers(0, 2, 500),
+        ],
+        axis=1,
+    )
+    _u, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    table = _memo(keys, lambda i: (int(i),))
+    assert [r[0] for r in table.rows] == first.tolist()
+    assert table.index.tolist() == inverse.reshape(-1).tolist()
+    codes = _row_codes(keys)
+    assert codes is not None and np.array_equal(
+        np.argsort(codes, kind="stable"), np.lexsort(keys.T[::-1])
+    )
+    assert _row_codes(np.array([[0, 2**62], [2**62, 0]])) is None  # too wide: np.unique's way

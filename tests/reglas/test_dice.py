@@ -19,6 +19,7 @@ from reglas.dice import (
     action_chance,
     action_from_dice,
     action_success_probability,
+    count_per_row,
     d100,
     die_succeeds,
     event_from_die,
@@ -296,3 +297,17 @@ def test_action_pools_of_different_sizes_pad_with_zeros_that_never_succeed():
     assert out.dice[0, 1:].tolist() == [0, 0, 0] and out.dice[2, 2:].tolist() == [0, 0]
     assert out.successes.tolist() == [0, 4, 2]
     assert out.success.tolist() == [False, True, True]
+
+
+@pytest.mark.parametrize("k", range(10))
+def test_count_per_row_counts_each_rows_true_cells_at_every_width(k):
+    # Widths 2, 4 and 8 are read as one integer a row; the others column by column.
+    hits = np.random.default_rng(k).random((257, k)) < 0.4
+    hits[0] = True  # a full row: the top byte holds k, no carry out of it
+    counts = count_per_row(hits)
+    assert counts.dtype == np.int64
+    assert counts.tolist() == hits.sum(axis=1).tolist()
+    assert counts[0] == k
+    # A view that is not C-contiguous (every other column) takes the column path.
+    wide = np.repeat(hits, 2, axis=1)[:, ::2]
+    assert count_per_row(wide).tolist() == hits.sum(axis=1).tolist()
