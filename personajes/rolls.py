@@ -13,7 +13,9 @@ player's share mixed into its dice (``nucleo.ledger.PlayerShare``, issue 16). St
 keep ``base_threshold`` and ``effective_threshold`` (base − penalty, clamped) apart, since
 they hold both.
 
-Every roll is made under its campaign's lock and written by ``nucleo.ledger.roll_record``
+Every roll is made under its campaign's lock (the three that make a roll take it shared, so
+posts of different players roll side by side; ``nucleo.locks``) and written by
+``nucleo.ledger.roll_record``
 with its one key scheme ``[day, purpose, subject, sequence]``: purpose a ``RollPurpose``,
 subject the character's id or, for a roll made without a character, the user's id + 10⁹. The
 stored dice are the record; nothing a client sends reaches them. Rolls are append-only
@@ -88,7 +90,7 @@ def _trait_and_value(character: Character, trait_slug: str) -> tuple[Trait, int]
     return trait, value
 
 
-@campaign_locked(by_character)
+@campaign_locked(by_character, shared=True)
 def roll_action_for_character(
     *,
     character: Character,
@@ -242,7 +244,7 @@ def by_campaign(*, campaign: Campaign, **_kwargs: object) -> int:
     return int(campaign.pk)
 
 
-@campaign_locked(by_campaign)
+@campaign_locked(by_campaign, shared=True)
 def event_roll_create(
     *,
     campaign: Campaign,
@@ -291,7 +293,7 @@ def event_roll_create(
     )
 
 
-@campaign_locked(by_campaign)
+@campaign_locked(by_campaign, shared=True)
 def expression_roll_create(
     *,
     campaign: Campaign,
