@@ -7,11 +7,8 @@ everything before they write, and raise ``ServiceError`` (a Django ValidationErr
 Spanish message — a dict ``{field: message}`` for a field, a plain message otherwise. Nothing
 is half-saved: a roll made inside a post that then fails is rolled back with the post.
 
-Locks (``nucleo.locks``), always in this order: the campaign row (``campaign_lock``), then
-the rows each service locks in primary-key order (``lock_row``). A new post takes the campaign
-row shared: posts of a campaign run side by side (never beside the tick or a master's world
-action, which take it exclusive), its idempotency key is checked under a ``key_lock`` and its
-rolls' sequences under the ledger's locks, so neither races.
+Locks (``nucleo.locks``), in its order: the campaign row (``campaign_lock``; a post takes it
+shared: posts run side by side, never beside the tick), then rows in primary-key order.
 
 Integrity (DESIGN.md "Randomness and the roll ledger"): rolls are made here, on the server, at
 submit time; no argument carries a die or an outcome. An edit never touches rolls; a delete
@@ -29,7 +26,6 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -51,7 +47,7 @@ from mundo.access import require_master
 from mundo.periods import player_share
 from nucleo.errors import ServiceError
 from nucleo.ledger import PlayerShare
-from nucleo.locks import campaign_lock, campaign_locked, key_lock, lock_row, lock_rows
+from nucleo.locks import campaign_lock, campaign_locked, key_lock, lock_row
 from nucleo.mail import outbox_withdraw
 from nucleo.text import clean_line, clean_text
 from personajes import rolls as personajes_rolls
@@ -250,9 +246,8 @@ def post_create(
         raise ServiceError(_("You cannot write in this scene."))
     key = _check_key(idempotency_key)
     scene = access.scene
-    # The campaign lock first, shared: the day cannot move under the post, other posts run
-    # beside it. Then the key's lock: a concurrent retry with the same key waits there, then
-    # finds the post the first one stored.
+    # The campaign lock first (shared: the day cannot move), then the key's: a concurrent
+    # retry with the same key waits there, then finds the post the first one stored.
     with campaign_lock(scene.campaign_id, shared=True) as campaign:
         key_lock("post", scene.pk, key)
         existing = Post.objects.filter(scene=scene, idempotency_key=key).first()
@@ -298,18 +293,14 @@ def post_create(
 
 
 def _post_written(post: Post, *, author: Any) -> None:
-    """What follows a new post: the author's draft gone, the author's read marker on it, its
-    e-mails in the outbox (delivered after the commit), and the scene's last-post time.
-
-    The scene's row last: every post of the scene updates it, and its row lock is held until
-    the commit, so posts of one scene wait on each other only for that last statement. Only
-    forwards (a post that started earlier and commits later leaves the later time)."""
+    """What follows a new post: the author's draft gone and read marker on it, its e-mails in
+    the outbox (sent after the commit), last the scene's last-post time (only forwards): its row
+    lock, which every post of the scene waits for, is then held only until the commit."""
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
     _mark_read(scene=post.scene, user=author, post_id=post.pk)
     notify_posts([post.pk])
-    Scene.objects.filter(
-        Q(last_post_at__isnull=True) | Q(last_post_at__lt=post.created_at), pk=post.scene_id
-    ).update(last_post_at=post.created_at)
+    later = Scene.objects.filter(pk=post.scene_id).exclude(last_post_at__gte=post.created_at)
+    later.update(last_post_at=post.created_at)
 
 
 def _post_rolls(
@@ -325,7 +316,8 @@ def _post_rolls(
     (not saved)."""
     if roll is None and not requests:
         return []
-    _lock_roll_characters(requests, roll, post_character)
+    own = None if roll is None else roll.character or post_character
+    personajes_rolls.characters_lock([r.character_id for r in requests], also=own)
     share = player_share(campaign_id=post.campaign_id, user=author, text=post.body)
     links = _answer_requests(requests, post=post, author=author, now=now, share=share)
     if roll is not None:
@@ -334,20 +326,6 @@ def _post_rolls(
         )
         links.append(PostRoll(post=post, roll=made, hidden=roll.hidden))
     return links
-
-
-def _lock_roll_characters(
-    requests: Sequence[RollRequest], roll: RollSpec | None, post_character: Character | None
-) -> None:
-    """Lock the characters a post rolls for in one call, in primary-key order, before its first
-    roll (``nucleo.locks``: beside other posts, rows before the ledger, each model once), when
-    there is more than one; one character is locked by its roll service."""
-    ids = {r.character_id for r in requests}
-    own = None if roll is None else roll.character or post_character
-    if own is not None:
-        ids.add(own.pk)
-    if len(ids) > 1:
-        lock_rows(Character.objects.filter(pk__in=ids))
 
 
 def _answer_requests(

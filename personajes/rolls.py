@@ -27,6 +27,8 @@ Source: RULES.md R1–R4, R8, R9; DESIGN.md "Randomness and the roll ledger".
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
@@ -35,7 +37,7 @@ from mundo.access import is_master, require_master
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from nucleo.ledger import USER_SUBJECT_OFFSET, PlayerShare, roll_record
-from nucleo.locks import campaign_locked
+from nucleo.locks import campaign_locked, lock_rows
 from nucleo.rules_errors import rules_message
 from nucleo.users import AnyUser
 from personajes._helpers import (
@@ -58,6 +60,16 @@ THRESHOLD_SET = "threshold_set"
 change, and the API answers it with 409 Conflict."""
 EXPRESSION_MAX_CHARS = 200
 """Most characters of a dice expression."""
+
+
+def characters_lock(ids: Iterable[int], *, also: Character | None = None) -> None:
+    """Lock the characters ``ids`` (and ``also``) a post is about to roll for, in one call in
+    primary-key order, when there are several: in the campaign's shared lock other posts run
+    beside, so rows go before the first roll, each model's in one call (``nucleo.locks``). One
+    character is left to its roll service's lock. Raises ``LockOrderError`` outside the lock."""
+    wanted = set(ids) | ({also.pk} if also is not None else set())
+    if len(wanted) > 1:
+        lock_rows(Character.objects.filter(pk__in=wanted))
 
 
 def _check_may_roll(character: Character, made_by: AnyUser) -> None:
