@@ -11,8 +11,9 @@ the same rules as the pages. The Celery tasks in ``escenas.tasks`` call these se
 from __future__ import annotations
 
 import datetime
+import secrets
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from django.conf import settings
@@ -23,7 +24,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Prefetch, Value
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from escenas import selectors
@@ -274,10 +275,11 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
         PostNotification.objects.bulk_create(
             [PostNotification(post=p, user=u) for p, u, _v in todo], ignore_conflicts=True
         )
+        bodies = _PostBodies()
         messages = []
         for p, u, v in todo:
-            with as_reader(reader_of(u)):
-                messages.append(_post_message(u, p, v))
+            with as_reader(reader_of(u)):  # each reader's language and time zone
+                messages.append(_post_message(u, p, v, bodies))
         outbox_enqueue(messages)
     return len(todo)
 
@@ -444,20 +446,55 @@ def _list_headers(url: str) -> dict[str, str]:
     }
 
 
-def _post_message(user: Any, post: Post, view: selectors.PostView) -> OutboxMessage:
-    """The (unsaved) outbox message telling ``user`` about ``post``, as ``view`` shows it."""
+class _PostBodies:
+    """The text and HTML bodies of post e-mails, rendered once per post, distinct view and
+    reader language and time zone:
+    every reader of a scene who sees a post alike (most of them) gets the same bodies but for
+    their own unsubscribe link, put in place of a marker (a random token no text contains).
+    Rendering the two templates per reader cost most of a post's time in the load test
+    (``make load``: 49 readers a post). The templates get no ``user`` for that reason: what
+    differs per reader comes from their ``PostView`` or the link."""
+
+    def __init__(self) -> None:
+        self.marker = f"unsubscribe-{secrets.token_hex(16)}"
+        self._done: dict[tuple[Any, ...], tuple[str, str]] = {}
+
+    def of(self, post: Post, view: selectors.PostView, leave: str) -> tuple[str, str]:
+        """The (text, HTML) bodies about ``post`` as ``view`` shows it, linking to ``leave``."""
+        # Rendered once per language and time zone too: each reader's own (``as_reader``).
+        key = (
+            translation.get_language(),
+            timezone.get_current_timezone_name(),
+            post.pk,
+            *(getattr(view, f.name) for f in fields(view) if f.name != "post"),
+        )
+        if key not in self._done:
+            context = {
+                "post": post,
+                "view": view,
+                "scene": post.scene,
+                "campaign": post.scene.campaign,
+                "url": _absolute(post.get_absolute_url()),
+                "settings_url": _absolute(reverse("escenas:notifications")),
+                "unsubscribe_url": self.marker,
+            }
+            self._done[key] = (
+                render_to_string("escenas/email/post.txt", context),
+                render_to_string("escenas/email/post.html", context),
+            )
+        text, html = self._done[key]
+        # The link is URL-safe (a signed token): the same in text and escaped HTML.
+        return text.replace(self.marker, leave), html.replace(self.marker, leave)
+
+
+def _post_message(
+    user: Any, post: Post, view: selectors.PostView, bodies: _PostBodies | None = None
+) -> OutboxMessage:
+    """The (unsaved) outbox message telling ``user`` about ``post``, as ``view`` shows it;
+    ``bodies`` shares the rendering between the readers of one queueing."""
     campaign = post.scene.campaign
     leave = unsubscribe_url(user_id=user.pk, campaign_id=campaign.pk, scene_id=post.scene_id)
-    context = {
-        "user": user,
-        "post": post,
-        "view": view,
-        "scene": post.scene,
-        "campaign": campaign,
-        "url": _absolute(post.get_absolute_url()),
-        "settings_url": _absolute(reverse("escenas:notifications")),
-        "unsubscribe_url": leave,
-    }
+    body_text, body_html = (bodies or _PostBodies()).of(post, view, leave)
     if post.scene.kind == Scene.Kind.DIARY:  # the scene is the diary: "Diario de X, día 7"
         subject = _("[%(campaign)s] %(scene)s, day %(day)s") % {
             "campaign": campaign.name,
@@ -473,8 +510,8 @@ def _post_message(user: Any, post: Post, view: selectors.PostView) -> OutboxMess
     return message_new(
         to=user.email,
         subject=subject,
-        body_text=render_to_string("escenas/email/post.txt", context),
-        body_html=render_to_string("escenas/email/post.html", context),
+        body_text=body_text,
+        body_html=body_html,
         headers=_list_headers(leave),
         topic=post_topic(post.pk),
     )

@@ -167,6 +167,11 @@ def post_rolls_create(
     if not asked and not requests:
         return []
     author, now = post.author, post.created_at
+    # Under the campaign's shared lock other posts run beside this one: every character it
+    # rolls for is locked up front, in key order (``personajes.rolls.characters_lock``).
+    rollers = [spec.character or character for _prefix, spec in asked]
+    own = [c.pk for c in rollers if c is not None]
+    personajes_rolls.characters_lock([r.character_id for r in requests] + own)
     share = player_share(campaign_id=post.campaign_id, user=author, text=post.body)
     links = _answer_requests(requests, post=post, author=author, now=now, share=share)
     for prefix, spec in asked:

@@ -7,9 +7,8 @@ everything before they write, and raise ``ServiceError`` (a Django ValidationErr
 Spanish message — a dict ``{field: message}`` for a field, a plain message otherwise. Nothing
 is half-saved: a roll made inside a post that then fails is rolled back with the post.
 
-Locks (``nucleo.locks``), always in this order: the campaign row (``campaign_lock``; it
-serialises rolls and posts of a campaign so roll sequences and idempotency keys are checked
-without a race), then the rows each service locks in primary-key order (``lock_row``).
+Locks (``nucleo.locks``), in its order: the campaign row (``campaign_lock``; a post takes it
+shared: posts run side by side, never beside the tick), then rows in primary-key order.
 
 Integrity (DESIGN.md "Randomness and the roll ledger"): rolls are made here, on the server, at
 submit time; no argument carries a die or an outcome. An edit never touches rolls; a delete
@@ -55,7 +54,7 @@ from escenas.roll_requests import roll_request_create as roll_request_create  # 
 from escenas.tasks import notify_posts
 from mundo.access import require_master
 from nucleo.errors import ServiceError
-from nucleo.locks import campaign_lock, campaign_locked, lock_row
+from nucleo.locks import campaign_lock, campaign_locked, key_lock, lock_row
 from nucleo.mail import outbox_withdraw
 from nucleo.text import clean_line, clean_text
 from personajes import rolls as personajes_rolls
@@ -172,9 +171,10 @@ def post_create(
         raise ServiceError(_("You cannot write in this scene."))
     key = _check_key(idempotency_key)
     scene = access.scene
-    # The campaign lock first: a concurrent retry with the same key waits here, then finds
-    # the post the first one stored.
-    with campaign_lock(scene.campaign_id) as campaign:
+    # The campaign lock first (shared: the day cannot move), then the key's: a concurrent
+    # retry with the same key waits there, then finds the post the first one stored.
+    with campaign_lock(scene.campaign_id, shared=True) as campaign:
+        key_lock("post", scene.pk, key)
         existing = Post.objects.filter(scene=scene, idempotency_key=key).first()
         if existing is not None:
             if existing.author_id != author.pk:
@@ -224,17 +224,19 @@ def _post_written(
     whisper_to: Sequence[Any] = (),
     mentioned: frozenset[int] = frozenset(),
 ) -> None:
-    """What follows a new post: its whisper recipients and mentioned members, the scene's
-    last-post time, the author's draft gone, the author's read marker on it, and its e-mails in
-    the outbox (delivered after the commit)."""
+    """What follows a new post: its whisper recipients and mentioned members, the author's
+    draft gone and read marker on it, its e-mails in the outbox (sent after the commit), last
+    the scene's last-post time (only forwards): its row lock, which every post of the scene
+    waits for, is then held only until the commit."""
     if whisper_to:
         post.whisper_to.set(whisper_to)
     if mentioned - {author.pk}:
         post.mentions.set(mentioned - {author.pk})
-    Scene.objects.filter(pk=post.scene_id).update(last_post_at=post.created_at)
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
     author_read(scene=post.scene, user=author, post_id=post.pk)
     notify_posts([post.pk])
+    later = Scene.objects.filter(pk=post.scene_id).exclude(last_post_at__gte=post.created_at)
+    later.update(last_post_at=post.created_at)
 
 
 def _check_reply(access: selectors.SceneAccess, reply_to: int | None) -> int | None:

@@ -465,7 +465,10 @@ class Grid(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.settlement.name if self.settlement_id else str(_("regional grid"))
+        # settlement_id first: a regional grid's name costs no query.
+        if self.settlement_id and self.settlement is not None:
+            return self.settlement.name
+        return str(_("regional grid"))
 
 
 class GridDay(models.Model):

@@ -130,6 +130,13 @@ def _columns(model: type[models.Model], names: Sequence[str]) -> list[models.Fie
     return [model._meta.get_field(name) for name in names]  # type: ignore[misc]
 
 
+def _column(field: models.Field[Any, Any]) -> str:
+    """The database column of a concrete field (only non-concrete fields have none)."""
+    if field.column is None:
+        raise ValueError(f"{field.name} has no column")
+    return field.column
+
+
 def _defaults(model: type[models.Model], named: Mapping[str, Column], n: int) -> dict[str, Column]:
     """The model defaults of the concrete fields not named (COPY and ``INSERT … SELECT`` apply
     only database defaults): one column of ``n`` equal values per such field."""
@@ -164,8 +171,8 @@ def update_columns(
     pk = model._meta.pk
     assert pk is not None
     fields = _columns(model, list(columns))
-    pk_col = connection.ops.quote_name(pk.column)
-    cols = [connection.ops.quote_name(f.column) for f in fields]
+    pk_col = connection.ops.quote_name(_column(pk))
+    cols = [connection.ops.quote_name(_column(f)) for f in fields]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             arrays = [
@@ -267,7 +274,7 @@ def insert_columns(model: type[models.Model], columns: Mapping[str, Column]) -> 
     columns = {**_defaults(model, columns, n), **columns}
     table = connection.ops.quote_name(model._meta.db_table)
     fields = _columns(model, list(columns))
-    cols = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    cols = ", ".join(connection.ops.quote_name(_column(f)) for f in fields)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             _copy_rows(cursor, table, cols, fields, list(columns.values()))

@@ -12,8 +12,9 @@ come from its own generator::
 - ``subject``: the character's id; for a roll without a character the user's id + 10⁹
   (``USER_SUBJECT_OFFSET``); for the world the settlement, place or grid id;
 - ``sequence``: how many rows of the same model with the same (day, purpose, subject) exist
-  already, counted under the campaign lock, so no two rolls share a key and no roll depends on
-  how many other subjects rolled before it.
+  already, counted under the campaign lock (in its shared mode, a post's, under the ledger
+  lock of that prefix as well: ``nucleo.locks.ledger_lock``), so no two rolls share a key and
+  no roll depends on how many other subjects rolled before it.
 
 The stored dice are the record (numpy does not promise the same stream across versions); the key
 and ``reglas.ENGINE_VERSION`` are stored beside them as a cross-check. Rows are append-only.
@@ -40,7 +41,7 @@ from django.db.models import JSONField, Model
 from django.utils import timezone
 
 from nucleo import bulk
-from nucleo.locks import require_campaign_lock
+from nucleo.locks import ledger_lock, require_campaign_lock
 from reglas import ENGINE_VERSION
 from reglas.core import make_rng
 from reglas.verify import commitment_of, sha256_text, share_digest
@@ -105,12 +106,13 @@ def _sequences(
 def next_key(
     model: type[Model], *, campaign_id: int, day: int, purpose: int, subject: int
 ) -> list[int]:
-    """``[day, purpose, subject, sequence]`` of the next roll of ``model``; one query.
+    """``[day, purpose, subject, sequence]`` of the next roll of ``model``; one query (two in
+    the campaign lock's shared mode: the prefix's ``ledger_lock`` first).
 
     Raises ``nucleo.locks.LockOrderError`` outside ``campaign_lock(campaign_id)``: the count is
     only unique under the lock.
     """
-    require_campaign_lock(campaign_id)
+    ledger_lock(model, campaign_id, [int(day), int(purpose), int(subject)])
     sequence = _sequences(model, campaign_id=campaign_id, day=day, prefixes=[(purpose, subject)])[
         (purpose, subject)
     ]
@@ -178,8 +180,9 @@ def bulk_keys(
     rows: Sequence[LedgerRow],
 ) -> list[list[int]]:
     """The generator keys of ``rows`` in order: sequences continue what is stored (one query)
-    and count up within the batch. Raises ``LockOrderError`` outside ``campaign_lock``."""
-    require_campaign_lock(campaign_id)
+    and count up within the batch. Raises ``LockOrderError`` outside the exclusive
+    ``campaign_lock`` (a batch would need a ledger lock per prefix in the shared one)."""
+    require_campaign_lock(campaign_id, exclusive=True)
     counts = _sequences(
         model, campaign_id=campaign_id, day=day, prefixes={(r.purpose, r.subject) for r in rows}
     )

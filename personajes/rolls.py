@@ -13,7 +13,9 @@ player's share mixed into its dice (``nucleo.ledger.PlayerShare``, issue 16). St
 keep ``base_threshold`` and ``effective_threshold`` (base − penalty, clamped) apart, since
 they hold both.
 
-Every roll is made under its campaign's lock and written by ``nucleo.ledger.roll_record``
+Every roll is made under its campaign's lock (the three that make a roll take it shared, so
+posts of different players roll side by side; ``nucleo.locks``) and written by
+``nucleo.ledger.roll_record``
 with its one key scheme ``[day, purpose, subject, sequence]``: purpose a ``RollPurpose``,
 subject the character's id or, for a roll made without a character, the user's id + 10⁹. The
 stored dice are the record; nothing a client sends reaches them. Rolls are append-only
@@ -25,6 +27,8 @@ Source: RULES.md R1–R4, R8, R9; DESIGN.md "Randomness and the roll ledger".
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
@@ -33,7 +37,7 @@ from mundo.access import is_master, require_master
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
 from nucleo.ledger import USER_SUBJECT_OFFSET, PlayerShare, roll_record
-from nucleo.locks import campaign_locked
+from nucleo.locks import campaign_locked, lock_rows
 from nucleo.rules_errors import rules_message
 from nucleo.users import AnyUser
 from personajes._helpers import (
@@ -56,6 +60,16 @@ THRESHOLD_SET = "threshold_set"
 change, and the API answers it with 409 Conflict."""
 EXPRESSION_MAX_CHARS = 200
 """Most characters of a dice expression."""
+
+
+def characters_lock(ids: Iterable[int], *, also: Character | None = None) -> None:
+    """Lock the characters ``ids`` (and ``also``) a post is about to roll for, in one call in
+    primary-key order, when there are several: in the campaign's shared lock other posts run
+    beside, so rows go before the first roll, each model's in one call (``nucleo.locks``). One
+    character is left to its roll service's lock. Raises ``LockOrderError`` outside the lock."""
+    wanted = set(ids) | ({also.pk} if also is not None else set())
+    if len(wanted) > 1:
+        lock_rows(Character.objects.filter(pk__in=wanted))
 
 
 def _check_may_roll(character: Character, made_by: AnyUser) -> None:
@@ -88,7 +102,7 @@ def _trait_and_value(character: Character, trait_slug: str) -> tuple[Trait, int]
     return trait, value
 
 
-@campaign_locked(by_character)
+@campaign_locked(by_character, shared=True)
 def roll_action_for_character(
     *,
     character: Character,
@@ -242,7 +256,7 @@ def by_campaign(*, campaign: Campaign, **_kwargs: object) -> int:
     return int(campaign.pk)
 
 
-@campaign_locked(by_campaign)
+@campaign_locked(by_campaign, shared=True)
 def event_roll_create(
     *,
     campaign: Campaign,
@@ -291,7 +305,7 @@ def event_roll_create(
     )
 
 
-@campaign_locked(by_campaign)
+@campaign_locked(by_campaign, shared=True)
 def expression_roll_create(
     *,
     campaign: Campaign,
