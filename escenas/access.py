@@ -47,7 +47,6 @@ from django.db.models.functions import Cast, Coalesce, Concat
 
 from escenas.combat_models import Combat
 from escenas.models import (
-    NotificationPreference,
     Post,
     PostRevision,
     PostRoll,
@@ -597,14 +596,3 @@ def access_diary(user: AnyUser | None, pk: int, *, campaign: Campaign) -> Charac
     if character is None or not (viewer.is_master or character.pk in viewer.character_ids):
         raise NotFound("No such diary")
     return character
-
-
-def access_feed_user(token: str) -> Any:
-    """The user whose private feed token is ``token``; ``NotFound`` for an unknown or revoked
-    one, or an inactive user."""
-    if not token:
-        raise NotFound("No such feed")
-    pref = NotificationPreference.objects.select_related("user").filter(feed_token=token).first()
-    if pref is None or not pref.user.is_active:
-        raise NotFound("No such feed")
-    return pref.user

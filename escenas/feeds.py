@@ -20,7 +20,9 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext as _
 
 from escenas import selectors
-from escenas.access import SceneAccess, access_feed_user, access_scene
+from escenas.access import SceneAccess, access_scene
+from escenas.models import NotificationPreference
+from nucleo.errors import NotFound
 
 
 class SceneFeed(Feed):
@@ -70,3 +72,14 @@ class SceneFeed(Feed):
 
     def item_author_name(self, item: selectors.PostView) -> str:
         return item.post.speaker_name
+
+
+def access_feed_user(token: str) -> Any:
+    """The user whose private feed token is ``token``; ``NotFound`` for an unknown or revoked
+    one, or an inactive user."""
+    if not token:
+        raise NotFound("No such feed")
+    pref = NotificationPreference.objects.select_related("user").filter(feed_token=token).first()
+    if pref is None or not pref.user.is_active:
+        raise NotFound("No such feed")
+    return pref.user

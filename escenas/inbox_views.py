@@ -16,7 +16,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext as _
 
 from escenas import selectors
-from escenas.access import access_feed_user
+from escenas.feeds import access_feed_user
 from escenas.inbox import Inbox, InboxItem, inbox_for
 
 

@@ -45,8 +45,6 @@ from personajes.models import Character
 
 UNSUBSCRIBE_SALT = "escenas.unsubscribe"
 
-# --- Notifications ------------------------------------------------------------------------------
-
 
 def preference_get_or_create(*, user: User) -> NotificationPreference:
     """The user's notification preference, created with the defaults (each post, a feed

@@ -154,18 +154,18 @@ def post_create(
     ``voice``/``character``/``npc_name`` choose who speaks (see ``SceneAccess.voices``; voice
     ``npc`` with ``npc``, one of the campaign's NPCs, speaks with its name and portrait);
     ``whisper`` (or any ``whisper_to`` users) makes it a whisper: only those users, the author
-    and the master see it (a whisper to nobody is for the master's eyes only);
-    ``rolls`` the rolls to make, in order (at most ``post_rolls.ROLLS_PER_POST_MAX``; a
-    refusal is keyed ``rolls.<i>.<name>``), or ``roll`` for one (the same as ``rolls=[roll]``
-    with its errors keyed ``roll.<name>``; not both); ``fulfil`` ids of pending roll requests
-    of the author's characters in this scene, each made now with the request's trait,
-    threshold and reason. A post needs text or a roll. Returns ``(post, created)``: a retried
-    submit with the same key returns the stored post and False (none of its rolls made
-    again), decided under the campaign lock. Raises ServiceError (nothing saved) for any
-    refusal, the characters service's included (dead character, unknown trait).
-    ``reply_to``: the post it answers (of this scene, seen by the author). Members named with
-    ``@`` are linked, stored and told if they may see the post (``escenas.mentions``).
-    Source: RULES.md R2–R4, R9 (rolls), DESIGN.md (idempotency, append-only rolls).
+    and the master see it (a whisper to nobody is for the master's eyes only); ``rolls`` the
+    rolls to make, in order (at most ``post_rolls.ROLLS_PER_POST_MAX``; a refusal is keyed
+    ``rolls.<i>.<name>``), or ``roll`` for one (the same as ``rolls=[roll]`` with its errors
+    keyed ``roll.<name>``; not both); ``fulfil`` ids of pending roll requests of the author's
+    characters in this scene, each made now with the request's trait, threshold and reason. A
+    post needs text or a roll. Returns ``(post, created)``: a retried submit with the same key
+    returns the stored post and False (none of its rolls made again), decided under the campaign
+    lock. Raises ServiceError (nothing saved) for any refusal, the characters service's included
+    (dead character, unknown trait). ``reply_to``: the post it answers (of this scene, seen by
+    the author). Members named with ``@`` are linked, stored and told if they may see the post
+    (``escenas.mentions``). Source: RULES.md R2–R4, R9 (rolls), DESIGN.md (idempotency,
+    append-only rolls).
     """
     if not access.can_post or author is None or not author.is_authenticated:
         raise ServiceError(_("You cannot write in this scene."))
@@ -174,11 +174,7 @@ def post_create(
     # The campaign lock first (shared: the day cannot move), then the key's: a concurrent
     # retry with the same key waits there, then finds the post the first one stored.
     with campaign_lock(scene.campaign_id, shared=True) as campaign:
-        key_lock("post", scene.pk, key)
-        existing = Post.objects.filter(scene=scene, idempotency_key=key).first()
-        if existing is not None:
-            if existing.author_id != author.pk:
-                raise ServiceError(_("The form has expired: reload the page and send it again."))
+        if (existing := _retried(scene, key=key, author=author)) is not None:
             return existing, False
         body, note = _check_text(body, note_to_master)
         speaker, post_character = _speaker(
@@ -191,7 +187,6 @@ def post_create(
         recipients = _check_whisper(access, author=author, users=whisper_to)
         answered = _check_reply(access, reply_to)
         body_html, mentioned = render_with_mentions(body, campaign=campaign)
-        now = timezone.now()
         post = Post.objects.create(
             campaign=campaign,
             scene=scene,
@@ -209,12 +204,23 @@ def post_create(
             reply_to_id=answered,
             day=campaign.current_day,
             idempotency_key=key,
-            created_at=now,
+            created_at=(now := timezone.now()),
             updated_at=now,
         )
         post_rolls_create(access, post, asked=asked, requests=requests, character=post_character)
         _post_written(post, author=author, whisper_to=recipients, mentioned=mentioned)
     return post, True
+
+
+def _retried(scene: Scene, *, key: str, author: Any) -> Post | None:
+    """The post a first submit with ``key`` stored, taken under the key's lock (so a
+    concurrent retry waits for the first), or None. Raises ServiceError when it is another
+    user's key."""
+    key_lock("post", scene.pk, key)
+    existing = Post.objects.filter(scene=scene, idempotency_key=key).first()
+    if existing is not None and existing.author_id != author.pk:
+        raise ServiceError(_("The form has expired: reload the page and send it again."))
+    return existing
 
 
 def _post_written(

@@ -83,10 +83,10 @@ urlpatterns = [
     ),
     path(campaign + "buscar/", search_views.search, name="search"),
     path(campaign + "diario/<id:character>/", views.diary, name="diary"),
-    path("cuenta/avisos/", views.notification_settings, name="notifications"),
+    path("cuenta/avisos/", follow_views.notification_settings, name="notifications"),
     path("mesa/", inbox_views.inbox, name="inbox"),
     path("feeds/<str:token>/mesa/", inbox_views.InboxFeed(), name="inbox_feed"),
-    path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
+    path("avisos/baja/<str:token>/", follow_views.unsubscribe, name="unsubscribe"),
     path(
         "feeds/<str:token>/partidas/<slug:slug>/escenas/<id:pk>/",
         feeds.SceneFeed(),

@@ -465,10 +465,8 @@ class Grid(models.Model):
         ]
 
     def __str__(self) -> str:
-        # settlement_id first: a regional grid's name costs no query.
-        if self.settlement_id and self.settlement is not None:
-            return self.settlement.name
-        return str(_("regional grid"))
+        settlement = self.settlement if self.settlement_id else None  # regional: no query
+        return settlement.name if settlement is not None else str(_("regional grid"))
 
 
 class GridDay(models.Model):

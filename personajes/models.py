@@ -328,8 +328,7 @@ class Stock(models.Model):
 class InventoryItem(Stock):
     """How much of an item a character carries (units; fractional for rolls of paper)."""
 
-    # No index of its own: inventory_unique (character, item_type) leads with it (one index
-    # less to keep up on every write of the tick).
+    # No index of its own: inventory_unique (character, item_type) leads with it (the tick).
     character = models.ForeignKey(
         Character, on_delete=models.CASCADE, related_name="inventory", db_index=False
     )
@@ -361,8 +360,7 @@ class Roll(models.Model):
         EVENT = "event", _("event roll")
         EXPRESSION = "expression", _("dice expression")
 
-    # No index of its own: roll_unique_generator_key's index leads with it (one index less to
-    # write for each of the tick's roll rows).
+    # No index of its own: roll_unique_generator_key's leads with it (one less for the tick).
     campaign = models.ForeignKey(
         Campaign, on_delete=models.CASCADE, related_name="rolls", db_index=False
     )
