@@ -1,5 +1,6 @@
 """Issue 11's acceptance journey, in a real browser (Chromium, phone size) on the demo campaign,
-through the pages alone: the master never opens the admin and the test calls no service.
+through the pages alone: the master never opens the admin and the test calls no service (the
+master makes the invitation link on the invitations page).
 
 A visitor follows an invitation, signs up (the code read from the outbox row, as allauth's mails
 go through it), joins, builds a 10-point sheet; the master approves it on the character's page
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import re
 from io import StringIO
+from urllib.parse import urlsplit
 
 # The browser fixture and the e2e mark (skipped without /usr/bin/chromium) of the play loop.
 from tests.e2e.test_play_loop import browser, pytestmark, signed_in_page  # noqa: F401
@@ -52,7 +54,6 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     from django.core.management import call_command
     from django.urls import reverse
 
-    from mundo import services
     from mundo.models import Campaign, Location, Membership
     from nucleo.models import OutboxMessage
     from personajes.models import Character, DiaryEntry, ItemType, Movement, ShelterStash
@@ -60,18 +61,27 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     call_command("cargar_demo", stdout=StringIO())
     campaign = Campaign.objects.get(slug="valle-gris")
     master = Membership.objects.get(campaign=campaign, role=Membership.Role.MASTER).user
-    # The invitation link is the one thing made outside the pages: the master would copy it
-    # from the invitations page and send it by other means.
-    invitation = services.invitation_create(campaign=campaign, created_by=master)
     player_seen: list[tuple[str, int]] = []
     master_seen: list[tuple[str, int]] = []
+
+    # --- the master makes an invitation link on the invitations page and sends it ---
+    boss = signed_in_page(browser, live_server, master)
+    watch(boss, master_seen)
+    boss.on("dialog", lambda dialog: dialog.accept())  # "Avanzar día" asks to confirm
+    boss.goto(f"{live_server.url}/partidas/{campaign.slug}/invitaciones/")
+    links = boss.get_by_label("Enlace de invitación")
+    before = {links.nth(i).input_value() for i in range(links.count())}
+    boss.get_by_role("button", name="Crear un enlace").click()
+    boss.wait_for_load_state()
+    (link,) = {links.nth(i).input_value() for i in range(links.count())} - before
+    invitation_path = urlsplit(link).path
 
     # --- invitation → sign-up → join ---
     context = browser.new_context(viewport={"width": 375, "height": 812}, locale="es-ES")
     page = context.new_page()
     page.set_default_timeout(15_000)
     watch(page, player_seen)
-    page.goto(live_server.url + invitation.get_absolute_url())
+    page.goto(live_server.url + invitation_path)
     page.locator("main").get_by_role("link", name="Registrarse").click()
     page.fill("#id_username", "nora")
     page.fill("#id_email", "nora@example.com")
@@ -82,7 +92,7 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     body = OutboxMessage.objects.get(recipient="nora@example.com").body_text
     page.fill("#id_code", re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", body, re.M).group(1))
     page.get_by_role("button", name="Confirmar").click()
-    page.wait_for_url(live_server.url + invitation.get_absolute_url())
+    page.wait_for_url(live_server.url + invitation_path)
     page.get_by_role("button", name="Unirme como jugador").click()
     page.wait_for_url(live_server.url + campaign.get_absolute_url())
 
@@ -97,9 +107,6 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     assert nora.status == Character.Status.SUBMITTED
 
     # --- the master sees it pending and approves it on the character's page ---
-    boss = signed_in_page(browser, live_server, master)
-    watch(boss, master_seen)
-    boss.on("dialog", lambda dialog: dialog.accept())  # "Avanzar día" asks to confirm
     boss.goto(live_server.url + campaign.get_absolute_url())
     assert "Hoja de Nora Prieto (nora) esperando tu revisión" in boss.inner_text("#pending")
     boss.goto(live_server.url + nora.get_absolute_url())
@@ -237,8 +244,9 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     review = reverse("personajes:review", kwargs={"pk": nora.pk})
     transfer = reverse("world_control", kwargs={"slug": campaign.slug, "action": "transfer"})
     rules = reverse("mundo:rules", kwargs={"slug": campaign.slug})
+    invitations = reverse("mundo:invitations", kwargs={"slug": campaign.slug})
     assert sorted({path for path, status in master_seen if status == 302}) == sorted(
-        {review, transfer, rules}
+        {invitations, review, transfer, rules}
     )
     assert not [path for path, _status in master_seen if path.startswith("/admin")]
     context.close()
