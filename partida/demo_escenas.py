@@ -226,7 +226,7 @@ def _story_store_posts(
     _post(
         story,
         bruno,
-        "demo-escena-07",
+        "demo-escena-09",  # 07 and 08 are the NPC's (partida.demo_npcs)
         voice="character",
         character=tomas,
         body=quote_markdown(lookout)

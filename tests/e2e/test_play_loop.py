@@ -114,7 +114,7 @@ def test_player_rolls_master_sets_threshold_both_see_the_same(
     # Phone first: nothing wider than the screen.
     assert player.evaluate("document.documentElement.scrollWidth") <= 375
     player.fill("#id_body", "Ana empuja la puerta con el hombro.")
-    player.get_by_label("Acción (rasgo)").check()
+    player.locator("#id_roll_kind_1").check()  # the first roll slot (of three)
     player.select_option("#id_roll_trait", "fuerza")
     # The widget shows the exact chance before rolling: Fuerza 2 → 3 d100 at 30 %: 65,70 %.
     player.fill("#id_roll_threshold", "30")

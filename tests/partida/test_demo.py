@@ -296,12 +296,13 @@ def test_the_demo_shows_the_arrival_and_the_masters_pending_sheet():
     assert Arrival.objects.get(campaign=campaign).shelter.name == "Polideportivo municipal"
     story = Scene.objects.get(campaign=campaign, title__startswith="La gasolinera")
     assert story.open_to_new_characters
-    # Elena's sheet waits in the master's pending list, with the count (2: Tomás, thirsty
-    # tomorrow, is the other, tests/partida/test_demo_foresight.py).
+    # Elena's sheet waits in the master's pending list, with the count (5: Tomás, thirsty
+    # tomorrow, tests/partida/test_demo_foresight.py; Lucía's roll waiting for its threshold;
+    # the two roll requests not answered yet).
     master = Client()
     assert master.login(username="master", password="partida-master")
     page = master.get(campaign.get_absolute_url()).content.decode()
-    assert "2 pendientes" in page
+    assert "5 pendientes" in page
     assert "Hoja de Elena Soto (carla) esperando tu revisión" in page
     # Lucía was approved with the arrival kit (the catalogue's first food by name: 16 bars of
     # 250 kcal; 3 bottles of 1.5 L; one roll) on top of her own 3 cans and 2 bottles; days 4–6
@@ -331,7 +332,8 @@ def test_the_demo_shows_the_arrival_and_the_masters_pending_sheet():
     bruno = Client()
     assert bruno.login(username="bruno", password="partida-bruno")
     sheet = bruno.get(tomas.get_absolute_url()).content.decode()
-    assert "Historial de movimientos" in sheet and "dejado en la despensa" in sheet
+    # bruno reads in English (the demo's reader preferences, partida.demo_readers).
+    assert "History of movements" in sheet and "left in the stash" in sheet
     # Approving Elena now puts her in the story scene (open to new characters).
     elena = Character.objects.get(campaign=campaign, name="Elena Soto")
     sheet_review(
