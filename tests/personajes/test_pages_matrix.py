@@ -110,6 +110,11 @@ PAGES: dict[str, Page] = {
         "/personajes/{draft}/retrato/mini/",
         {"master": 404, "player_a": 404, "player_b": 404, "outsider": 404, "anonymous": 404},
     ),
+    "2x portrait thumbnail of a draft, none uploaded": Page(
+        "get",
+        "/personajes/{draft}/retrato/mini/2x/",
+        {"master": 404, "player_a": 404, "player_b": 404, "outsider": 404, "anonymous": 404},
+    ),
     "sheet of a draft": Page(
         "get",
         "/personajes/{draft}/",

@@ -59,12 +59,20 @@ def test_only_the_api_docs_allow_inline_styles():
     assert re.search(r"<script>\s*\S", html) is None  # Swagger's start-up script is a file
 
 
+# A downloaded HTML archive (issue 15 item 9) is one self-contained file read from the
+# reader's disk, outside the site and its policy: its stylesheet is inline by design, and it has
+# no script at all (the patterns below still apply to it, but for <style>).
+SELF_CONTAINED = {"templates/escenas/archive.html"}
+
+
 def test_no_template_has_an_inline_script_handler_or_style():
     offenders = []
     for path in [*ROOT.glob("templates/**/*.html"), *ROOT.glob("*/templates/**/*.html")]:
         if ".venv" in path.parts:
             continue
         text = path.read_text()
+        if str(path.relative_to(ROOT)) in SELF_CONTAINED:
+            text = re.sub(r"<style>.*?</style>", "", text, flags=re.S)
         for pattern in (
             r"<script(?![^>]*\bsrc=)[^>]*>",
             r"\son[a-z]+\s*=",

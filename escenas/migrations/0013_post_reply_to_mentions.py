@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('escenas', '0011_secret_roll_revealed'),
+        ('escenas', '0012_npcs_and_post_npc'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

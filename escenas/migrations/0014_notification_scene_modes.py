@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('escenas', '0012_post_reply_to_mentions'),
+        ('escenas', '0013_post_reply_to_mentions'),
     ]
 
     operations = [

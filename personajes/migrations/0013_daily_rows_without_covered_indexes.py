@@ -11,7 +11,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('personajes', '0011_roll_period_and_player_share'),
+        ('personajes', '0012_portrait_thumb_2x'),
     ]
 
     operations = [
