@@ -71,7 +71,10 @@ def test_the_demo_shows_a_stocked_stash_and_a_danger_in_the_pending_list():
     tomas = Character.objects.get(campaign=campaign, name="Tomás Vidal")
     items = master_pending_items(campaign, user=master)
     assert [(i.kind, i.character) for i in items if i.kind == "danger"] == [("danger", tomas)]
-    assert items[0].label == "Tomás Vidal: Sed mañana; Muerte por sed el día 10 si nada cambia"
+    # The thirst first; the odds of falling ill may follow, by the demo's random weather (R10).
+    assert items[0].label.startswith(
+        "Tomás Vidal: Sed mañana; Muerte por sed el día 10 si nada cambia"
+    )
     assert items[0].link_text == "Darle agua"
     page = client.get(campaign.get_absolute_url()).content.decode()
     pending = page[page.index('id="pending"') : page.index('id="danger"')]
