@@ -486,13 +486,13 @@ class _PostBodies:
 
 
 def _post_message(
-    user: Any, post: Post, view: selectors.PostView, bodies: _PostBodies | None = None
+    user: Any, post: Post, view: selectors.PostView, bodies: _PostBodies
 ) -> OutboxMessage:
     """The (unsaved) outbox message telling ``user`` about ``post``, as ``view`` shows it;
     ``bodies`` shares the rendering between the readers of one queueing."""
     campaign = post.scene.campaign
     leave = unsubscribe_url(user_id=user.pk, campaign_id=campaign.pk, scene_id=post.scene_id)
-    body_text, body_html = (bodies or _PostBodies()).of(post, view, leave)
+    body_text, body_html = bodies.of(post, view, leave)
     if post.scene.kind == Scene.Kind.DIARY:  # the scene is the diary: "Diario de X, día 7"
         subject = _("[%(campaign)s] %(scene)s, day %(day)s") % {
             "campaign": campaign.name,
