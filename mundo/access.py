@@ -18,7 +18,7 @@ with the user's characters. Services check the master with ``require_master``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
@@ -28,6 +28,9 @@ from mundo.models import Campaign, Membership
 from nucleo.errors import Forbidden, NotFound, ServiceError
 from nucleo.locks import require_campaign_lock
 from nucleo.users import AnyUser
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 MASTER = Membership.Role.MASTER
 PLAYER = Membership.Role.PLAYER
@@ -101,7 +104,7 @@ def is_master(campaign: Campaign | int, user: AnyUser | None) -> bool:
 
 
 def require_master(
-    campaign: Campaign | int, user: AnyUser | None, message: str | None = None
+    campaign: Campaign | int, user: AnyUser | None, message: StrOrPromise | None = None
 ) -> None:
     """Raise ``ServiceError`` (``message``, or "Only the campaign's master can do that.")
     unless ``user`` masters the campaign. One query. The services' master check."""

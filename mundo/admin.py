@@ -21,6 +21,7 @@ from mundo.models import (
 from mundo.selectors import settlement_status
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
+from nucleo.users import AuthenticatedHttpRequest
 
 
 class SettlementInline(ScopedTabularInline):
@@ -136,7 +137,9 @@ class LocationAdmin(CampaignScopedAdmin):
     actions = ["discover_shops", "search_places"]
 
     @admin.action(description=_("Discover the selected shops (R23, rolled once)"))
-    def discover_shops(self, request: HttpRequest, queryset: QuerySet[Location]) -> None:
+    def discover_shops(
+        self, request: AuthenticatedHttpRequest, queryset: QuerySet[Location]
+    ) -> None:
         _run_each(
             self,
             request,
@@ -145,7 +148,9 @@ class LocationAdmin(CampaignScopedAdmin):
         )
 
     @admin.action(description=_("Search the selected places for weapons (R22)"))
-    def search_places(self, request: HttpRequest, queryset: QuerySet[Location]) -> None:
+    def search_places(
+        self, request: AuthenticatedHttpRequest, queryset: QuerySet[Location]
+    ) -> None:
         _run_each(
             self,
             request,
@@ -163,7 +168,7 @@ class GridAdmin(CampaignScopedAdmin):
     actions = ["restore_power", "restore_water"]
 
     @admin.action(description=_("Restore power (R16)"))
-    def restore_power(self, request: HttpRequest, queryset: QuerySet[Grid]) -> None:
+    def restore_power(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Grid]) -> None:
         _run_each(
             self,
             request,
@@ -172,7 +177,7 @@ class GridAdmin(CampaignScopedAdmin):
         )
 
     @admin.action(description=_("Restore water (R16)"))
-    def restore_water(self, request: HttpRequest, queryset: QuerySet[Grid]) -> None:
+    def restore_water(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Grid]) -> None:
         _run_each(
             self,
             request,

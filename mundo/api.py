@@ -11,7 +11,7 @@ Source: RULES.md R17 (population), R18 (cells, p per cell).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import django_filters
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -27,8 +27,12 @@ from rest_framework import generics, pagination, serializers
 
 from mundo import access, selectors
 from mundo.models import Campaign, Grid, Membership, WeatherRecord
+from nucleo.serializers import many_data
 from nucleo.users import AnyUser
 from reglas.verify import commitment_of
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 # --- shared building blocks --------------------------------------------------------------------
 
@@ -107,6 +111,12 @@ def campaigns_for_api(user: AnyUser) -> QuerySet[Campaign]:
     return qs.order_by("name", "pk")
 
 
+class MyRole(TypedDict):
+    """The annotation ``campaigns_for_api`` adds for a signed-in user."""
+
+    my_role: str | None
+
+
 class CampaignFilter(django_filters.FilterSet):
     """``?role=master`` the campaigns I run, ``?role=player`` the ones I play in."""
 
@@ -120,7 +130,9 @@ class CampaignFilter(django_filters.FilterSet):
         model = Campaign
         fields: list[str] = []
 
-    def filter_role(self, queryset: QuerySet[Campaign], name: str, value: str) -> QuerySet:
+    def filter_role(
+        self, queryset: QuerySet[WithAnnotations[Campaign, MyRole]], name: str, value: str
+    ) -> QuerySet:
         if not self.request.user.is_authenticated:
             return queryset.none()
         return queryset.filter(my_role=value)
@@ -222,7 +234,7 @@ class WeatherSerializer(serializers.ModelSerializer):
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_settlement(self, record: WeatherRecord) -> str | None:
-        return record.settlement.slug if record.settlement_id else None
+        return record.settlement.slug if record.settlement is not None else None
 
 
 class GridSerializer(serializers.ModelSerializer):
@@ -245,7 +257,7 @@ class GridSerializer(serializers.ModelSerializer):
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_settlement(self, grid: Grid) -> str | None:
-        return grid.settlement.slug if grid.settlement_id else None
+        return grid.settlement.slug if grid.settlement is not None else None
 
 
 class CampaignDetailSerializer(CampaignSerializer):
@@ -264,16 +276,18 @@ class CampaignDetailSerializer(CampaignSerializer):
 
     @extend_schema_field(WeatherSerializer(many=True))
     def get_weather(self, campaign: Campaign) -> list[dict[str, Any]]:
-        return WeatherSerializer(self._world(campaign).weather, many=True).data
+        return many_data(WeatherSerializer(self._world(campaign).weather, many=True))
 
     @extend_schema_field(GridSerializer(many=True))
     def get_grids(self, campaign: Campaign) -> list[dict[str, Any]]:
-        return GridSerializer(self._world(campaign).grids, many=True).data
+        return many_data(GridSerializer(self._world(campaign).grids, many=True))
+
+    _today: selectors.WorldToday | None = None  # read once for the weather and the grids
 
     def _world(self, campaign: Campaign) -> selectors.WorldToday:
-        if "world" not in self.context:
-            self.context["world"] = selectors.world_on(campaign, campaign.current_day)
-        return self.context["world"]
+        if self._today is None:
+            self._today = selectors.world_on(campaign, campaign.current_day)
+        return self._today
 
 
 @extend_schema(
@@ -308,7 +322,8 @@ class CampaignDetailView(generics.RetrieveAPIView):
 
     def get_object(self) -> Campaign:
         campaign, viewer = access.access_campaign(self.request.user, slug=self.kwargs["slug"])
-        campaign.my_role = viewer.role
+        # The list's ``my_role`` annotation (``campaigns_for_api``), set by hand for one row.
+        campaign.my_role = viewer.role  # type: ignore[attr-defined]
         return campaign
 
 

@@ -259,7 +259,7 @@ class RuleTableForm(forms.Form):
         for section in rules.table_sections(data, table):
             rows = []
             for row_label, cells in section.rows:
-                bound = []
+                bound: list[str | None] = []
                 for cell in cells:
                     if cell is None:
                         bound.append(None)

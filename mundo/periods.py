@@ -124,12 +124,12 @@ def dice_seed_set(*, membership: Membership, seed: str | None) -> Membership:
     return membership
 
 
-def player_share(*, campaign_id: int, user: Any, text: str) -> PlayerShare:
+def player_share(*, campaign_id: int, user: User | None, text: str) -> PlayerShare:
     """The player's share of the rolls of a post with ``text`` (as stored) by ``user``: with
     their dice seed in the campaign now (one query; no membership, an empty seed).
     Source: issue 16 item 2."""
     seed = (
-        Membership.objects.filter(campaign_id=campaign_id, user_id=getattr(user, "pk", None))
+        Membership.objects.filter(campaign_id=campaign_id, user=user)
         .values_list("dice_seed", flat=True)
         .first()
     )

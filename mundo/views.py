@@ -16,6 +16,7 @@ from mundo.models import Campaign, Invitation, Location, WorldRoll
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
+from nucleo.users import AuthenticatedHttpRequest
 from reglas.settings import RuleSettings
 from reglas.supplies import arrival_kit
 from reglas.verify import commitment_of
@@ -90,7 +91,7 @@ def settlement_detail(request: HttpRequest, slug: str, settlement: str) -> HttpR
 
 
 @login_required
-def campaign_create(request: HttpRequest) -> HttpResponse:
+def campaign_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Any signed-in user creates a campaign and becomes its master."""
     form = forms.CampaignCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -101,7 +102,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def invitation_list(request: HttpRequest, slug: str) -> HttpResponse:
+def invitation_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The master's invitation links: create one (single use or expiring), revoke one."""
     campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     form = forms.InvitationCreateForm(request.POST or None)
@@ -216,8 +217,8 @@ def _run_world_action(
         services.settlement_adjust(settlement=place, user=user, **data)
         return _("Tally of %(name)s saved.") % {"name": place.name}, None
     if action == "location":
-        place = services.location_create(user=user, **data)
-        return _("Place created: %(name)s.") % {"name": place.name}, None
+        location = services.location_create(user=user, **data)
+        return _("Place created: %(name)s.") % {"name": location.name}, None
     if action == "discover":
         roll = services.shop_discover(location=data["location"], user=user)
         return world_roll_text(roll), roll

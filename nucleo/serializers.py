@@ -27,3 +27,13 @@ class StrictSerializer(serializers.Serializer):
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
+
+
+def many_data(serializer: serializers.BaseSerializer[Any]) -> list[dict[str, Any]]:
+    """The rows of a serializer built with ``many=True``: DRF makes it a ``ListSerializer``,
+    whose ``data`` is a list with one dict per row (djangorestframework-stubs types it as the
+    one-row ``ReturnDict`` of the class asked for). Raises ``TypeError`` for a one-row
+    serializer, which has no list of rows."""
+    if not isinstance(serializer, serializers.ListSerializer):
+        raise TypeError(f"{type(serializer).__name__} was not built with many=True")
+    return serializer.data
