@@ -172,6 +172,8 @@ def access_character(
     (not its owner or master). Queries: the character (with campaign and player), and the role
     unless the owner asks (anonymous: none).
     """
+    if pk is None:
+        raise NotFound("No such character")
     try:
         character = Character.objects.select_related(
             "campaign", "player", "settlement", "location", "shelter"
@@ -211,6 +213,8 @@ def access_roll(user: AnyUser | None, pk: int | str | None) -> Roll:
     full (``can_see_private``); a roll without a character its maker and the master. Raises
     ``NotFound`` otherwise (its existence is not revealed). Rolls in posts follow the post's
     visibility as well (``escenas.access``)."""
+    if pk is None:
+        raise NotFound("No such roll")
     try:
         roll = Roll.objects.select_related(
             "campaign", "character__campaign", "made_by", "trait"

@@ -95,9 +95,11 @@ class TraitValueInline(ScopedTabularInline):
 
     def get_formset(self, request: HttpRequest, obj: Character | None = None, **kwargs: Any):
         formset = super().get_formset(request, obj, **kwargs)
+        assert issubclass(formset, TraitValueFormSet)  # made from ``formset`` above
         # get_formset builds a fresh class per call: setting attributes on it is per request.
         formset.request = request
         trait_field = formset.form.base_fields["trait"]
+        assert isinstance(trait_field, forms.ModelChoiceField)  # the model's foreign key
         if obj is not None:
             trait_field.queryset = Trait.objects.filter(campaign_id=obj.campaign_id)
         return formset
@@ -110,11 +112,14 @@ class InventoryItemInline(ScopedTabularInline):
 
     def get_formset(self, request: HttpRequest, obj: Character | None = None, **kwargs: Any):
         formset = super().get_formset(request, obj, **kwargs)
+        item_field = formset.form.base_fields["item_type"]
+        assert isinstance(item_field, forms.ModelChoiceField)  # the model's foreign key
         if obj is not None:
-            formset.form.base_fields["item_type"].queryset = ItemType.objects.filter(
-                campaign_id=obj.campaign_id
-            )
+            item_field.queryset = ItemType.objects.filter(campaign_id=obj.campaign_id)
         return formset
+
+
+_SHEET_CHANGE_FIELDS = ("changed_at", "changed_by", "field", "old_value", "new_value", "reason")
 
 
 class SheetChangeInline(ScopedTabularInline):
@@ -123,8 +128,8 @@ class SheetChangeInline(ScopedTabularInline):
     model = SheetChange
     extra = 0
     can_delete = False
-    fields = ["changed_at", "changed_by", "field", "old_value", "new_value", "reason"]
-    readonly_fields = fields
+    fields = _SHEET_CHANGE_FIELDS
+    readonly_fields = _SHEET_CHANGE_FIELDS
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -164,7 +169,7 @@ class CharacterAdminForm(forms.ModelForm):
     def clean_portrait(self) -> Any:
         return clean_admin_portrait(self)
 
-    def clean(self) -> dict[str, Any]:
+    def clean(self) -> dict[str, Any] | None:
         cleaned = super().clean()
         if (
             self.instance.pk
@@ -233,6 +238,7 @@ class CharacterAdmin(CampaignScopedAdmin):
         self, request: HttpRequest, obj: Character | None = None, change: bool = False, **kwargs
     ):
         form = super().get_form(request, obj, change, **kwargs)
+        assert issubclass(form, CharacterAdminForm)  # made from ``form`` above
         form.request = request  # a fresh class per call, as in the inline
         return form
 

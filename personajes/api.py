@@ -30,7 +30,8 @@ from rest_framework.response import Response
 
 from mundo.access import access_campaign
 from mundo.api import PageNumberPagination, errors
-from nucleo.serializers import StrictSerializer
+from mundo.models import Campaign
+from nucleo.serializers import StrictSerializer, many_data
 from personajes import selectors
 from personajes.access import access_character, characters_visible_in
 from personajes.models import Character, InventoryItem, ItemType, Roll
@@ -42,10 +43,11 @@ from reglas.core import breakdown_total
 class ModifierSerializer(serializers.Serializer):
     """One line of a breakdown: where some points come from."""
 
-    source = serializers.CharField(
+    # DRF takes declared fields off the class: these are the fields, not Field.source/label.
+    source = serializers.CharField(  # type: ignore[assignment]
         read_only=True, help_text=gettext_lazy("Machine slug of the cause, e.g. hunger, dirt.")
     )
-    label = serializers.CharField(
+    label = serializers.CharField(  # type: ignore[assignment]
         read_only=True, help_text=gettext_lazy("The cause in words (Spanish).")
     )
     points = serializers.IntegerField(
@@ -199,7 +201,7 @@ class InventoryItemSerializer(serializers.ModelSerializer):
 class CharacterSummarySerializer(serializers.ModelSerializer):
     """A character in a list: the public part of the sheet's head."""
 
-    campaign = serializers.SlugRelatedField(
+    campaign: serializers.SlugRelatedField[Campaign] = serializers.SlugRelatedField(
         slug_field="slug", read_only=True, help_text=gettext_lazy("The campaign's slug.")
     )
     player = serializers.CharField(
@@ -261,7 +263,7 @@ class CharacterPublicSerializer(CharacterSummarySerializer):
 
     @extend_schema_field(TraitRowSerializer(many=True))
     def get_traits(self, character: Character) -> list[dict[str, Any]]:
-        return TraitRowSerializer(selectors.sheet_rows(character), many=True).data
+        return many_data(TraitRowSerializer(selectors.sheet_rows(character), many=True))
 
 
 class CharacterPrivateSerializer(CharacterPublicSerializer):
@@ -322,7 +324,9 @@ class CharacterPrivateSerializer(CharacterPublicSerializer):
 
     @extend_schema_field(InventoryItemSerializer(many=True))
     def get_inventory(self, character: Character) -> list[dict[str, Any]]:
-        return InventoryItemSerializer(selectors.character_inventory(character), many=True).data
+        return many_data(
+            InventoryItemSerializer(selectors.character_inventory(character), many=True)
+        )
 
 
 CHARACTER_RESPONSE = PolymorphicProxySerializer(
@@ -417,7 +421,7 @@ class AnyListField(serializers.JSONField):
 class RollSerializer(serializers.ModelSerializer):
     """A roll as stored: every die, the modifiers and their source, the outcome, the key."""
 
-    campaign = serializers.SlugRelatedField(
+    campaign: serializers.SlugRelatedField[Campaign] = serializers.SlugRelatedField(
         slug_field="slug", read_only=True, help_text=gettext_lazy("The campaign's slug.")
     )
     made_by = serializers.SerializerMethodField(

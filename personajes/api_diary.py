@@ -185,7 +185,7 @@ class DiaryView(generics.ListAPIView):
                 .values_list("created_at", flat=True)
                 .first()
             )
-            last_modified = tick.timestamp() if tick else None
+            last_modified = int(tick.timestamp()) if tick else None
         not_modified = get_conditional_response(
             request._request, etag=etag, last_modified=last_modified
         )

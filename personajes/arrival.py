@@ -38,7 +38,7 @@ class KitLine:
     quantity: Decimal
 
 
-def _catalogue_item(campaign: Campaign, kind: str) -> ItemType:
+def _catalogue_item(campaign: Campaign, kind: ItemType.Kind) -> ItemType:
     """The campaign's item of ``kind`` the kit is made of, added to the catalogue if missing."""
     found = ItemType.objects.filter(campaign=campaign, kind=kind, perishable=False)
     if kind == ItemType.Kind.FOOD:

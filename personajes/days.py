@@ -43,7 +43,7 @@ def _take_water(*, character: Character, shelter: Location | None, litres: float
     enough. Rows are locked (``lock_rows``, under the campaign lock) so two marks cannot
     spend the same water.
     """
-    stacks: list[tuple[type, int, Decimal, float]] = [
+    stacks: list[tuple[type[InventoryItem] | type[ShelterStash], int, Decimal, float]] = [
         (InventoryItem, item.pk, item.quantity, item.item_type.litres_per_unit)
         for item in lock_rows(
             InventoryItem.objects.filter(

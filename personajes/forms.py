@@ -30,7 +30,7 @@ def trait_field_name(slug: str) -> str:
     return f"trait_{slug}"
 
 
-def add_service_errors(form: forms.Form, exc: ServiceError) -> None:
+def add_service_errors(form: forms.BaseForm, exc: ServiceError) -> None:
     """Put a ServiceError's messages on ``form``: a trait slug's next to that trait's input,
     the rest as :func:`nucleo.forms.add_service_errors` does."""
     field_for = {
@@ -294,7 +294,9 @@ class RollForm(forms.Form):
         self.traits = {t.slug: t for t in traits}
         self.dirt_traits = frozenset(dirt_traits)
         self.master = master
-        self.fields["trait"].choices = [(t.slug, t.name) for t in self.traits.values()]
+        trait_choice = self.fields["trait"]
+        assert isinstance(trait_choice, forms.ChoiceField)  # declared above
+        trait_choice.choices = [(t.slug, t.name) for t in self.traits.values()]
         threshold = self.fields["threshold"]
         threshold.widget.attrs["required"] = not master
         threshold.help_text = (

@@ -129,7 +129,7 @@ def inventory_remove(
 
 
 def _record(
-    character: Character, item_type: ItemType, amount: Decimal, user: AnyUser, **sides: Any
+    character: Character, item_type: ItemType, amount: Decimal, user: AnyUser | None, **sides: Any
 ) -> None:
     """The change's ``Movement`` row (the master's give or take; ``user`` who made it)."""
     Movement.objects.create(

@@ -87,7 +87,7 @@ def character_supplies(request: HttpRequest, pk: int) -> HttpResponse:
     if action not in ACTIONS:
         raise Http404("No such action")
     data = request.POST
-    common = {
+    common: dict[str, Any] = {
         "character": access.character,
         "user": request.user,
         "item_type_id": data.get("item_type") or None,

@@ -32,7 +32,7 @@ from personajes.models import Character, InventoryItem, ItemType, Movement, Shel
 
 # A shop's stock (R23) is counted in kcal, L, rolls and doses: the column an item draws on and
 # how much of it one unit is (the item's kcal or litres; a roll or a dose is 1).
-_SHOP_COLUMNS = {
+_SHOP_COLUMNS: dict[str, str] = {
     ItemType.Kind.FOOD: "stock_food_kcal",
     ItemType.Kind.WATER: "stock_water_l",
     ItemType.Kind.TOILET_PAPER: "stock_toilet_paper_rolls",
@@ -317,7 +317,9 @@ def movement_find_take(*, character: Character, user: AnyUser, place_id: Any) ->
         )
 
 
-def movements_record_arrival(*, character: Character, lines: Sequence[Any], user: AnyUser) -> None:
+def movements_record_arrival(
+    *, character: Character, lines: Sequence[Any], user: AnyUser | None
+) -> None:
     """One ``Movement`` per line of the arrival kit (``personajes.arrival``), in one INSERT.
     Raises ``LockOrderError`` outside the campaign lock."""
     require_campaign_lock(character.campaign_id)

@@ -124,7 +124,10 @@ def character_move(
         met = 0
         if route_m is not None:
             roll = world.route_check(
-                settlement=settlement, user=user, path_m=route_m, mode=route_mode
+                settlement=settlement,
+                user=user if user.is_authenticated else None,
+                path_m=route_m,
+                mode=route_mode,
             )
             met = int(roll.result.get("zombies_met", 0))
         moves = []

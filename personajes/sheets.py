@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import IO
 
+from django.db import models
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -95,12 +96,11 @@ def character_create(
     clean_name = _clean_name(name)
     if portrait:
         validate_portrait(portrait)
-    membership = (
-        Membership.objects.filter(campaign=campaign, user=player).first()
-        if player is not None and player.is_authenticated
-        else None
-    )
-    if membership is None:
+    if (
+        player is None
+        or not player.is_authenticated
+        or not Membership.objects.filter(campaign=campaign, user=player).exists()
+    ):
         raise ServiceError(_("Only members of the campaign can create characters in it."))
     limit = campaign.living_characters_per_player
     living = Character.objects.filter(
@@ -286,6 +286,12 @@ def _coerce_condition(name: str, value: object) -> tuple[object, str | None]:
     return value, None
 
 
+def _field_label(name: str) -> str:
+    field = Character._meta.get_field(name)
+    assert isinstance(field, models.Field)  # CONDITION_FIELDS are the model's own columns
+    return str(field.verbose_name)
+
+
 def _display(value: object) -> str:
     """A value as the change log shows it (yes/no for flags)."""
     if isinstance(value, bool):
@@ -389,7 +395,7 @@ def _apply_condition(
             changes.append(
                 SheetChange(
                     character=character,
-                    field=str(Character._meta.get_field(name).verbose_name),
+                    field=_field_label(name),
                     old_value=_display(getattr(character, name)),
                     new_value=_display(condition[name]),
                     **log,
