@@ -441,7 +441,7 @@ def posts_visible_q(viewer: CharacterViewer) -> Q:
         Post.whisper_to.through.objects.filter(post_id=OuterRef("pk"), user_id=viewer.user_id)
     )
     return Q(deleted_at__isnull=True) & (
-        Q(is_whisper=False) | Q(author_id=viewer.user_id) | recipient
+        Q(is_whisper=False) | Q(author_id=viewer.user_id) | Q(recipient)
     )
 
 

@@ -158,7 +158,7 @@ class SceneListView(generics.ListAPIView):
         return None if page is None else selectors.scene_rows(page)
 
     def get_serializer_context(self) -> dict[str, Any]:
-        return super().get_serializer_context() | {"viewer": getattr(self, "viewer", None)}
+        return {**super().get_serializer_context(), "viewer": getattr(self, "viewer", None)}
 
 
 # --- posts -------------------------------------------------------------------------------------
@@ -300,16 +300,17 @@ def with_rolls(posts: list[Post], access: SceneAccess) -> None:
         roll.campaign = access.scene.campaign
 
 
-class _PostListMixin:
+class _PostListMixin(generics.GenericAPIView):
     """Lists the visible posts of ``self.access`` as ``post_view`` shows them."""
 
     serializer_class = PostSerializer
     pagination_class = PostCursorPagination
-    filter_backends: list[type] = []
+    filter_backends = []
 
     def post_page(self, access: SceneAccess) -> Response:
         last_read = selectors.last_read_post_id(access.scene, self.request.user)
         page = self.paginate_queryset(selectors.scene_posts(access.scene, access.viewer))
+        assert page is not None  # pagination_class is set
         with_rolls(page, access)
         views = [selectors.post_view(p, access.viewer, last_read=last_read) for p in page]
         return self.get_paginated_response(PostSerializer(views, many=True).data)

@@ -23,7 +23,7 @@ from escenas.api import as_drf, scene_access_for_api
 from escenas.combat_models import Combat, Combatant, CombatTurn, Declaration
 from escenas.combat_selectors import access_combat
 from mundo.api import errors
-from nucleo.serializers import StrictSerializer
+from nucleo.serializers import StrictSerializer, many_data
 
 
 class CombatantSerializer(serializers.ModelSerializer):
@@ -193,7 +193,7 @@ class CombatSerializer(serializers.ModelSerializer):
     @extend_schema(responses=DeclarationSerializer(many=True))
     def get_declarations(self, obj: Combat) -> list[dict[str, Any]]:
         current = [d for d in obj.declarations.all() if d.turn == obj.turn]
-        return DeclarationSerializer(current, many=True).data  # type: ignore[return-value]
+        return many_data(DeclarationSerializer(current, many=True))
 
 
 def _combats(scene_id: int) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -41,9 +42,12 @@ from nucleo.serializers import StrictSerializer
 from personajes.models import Character
 
 
-def _require_auth(request: Request) -> None:
+def _require_auth(request: Request) -> User:
+    """The signed-in user of ``request``; raises ``NotAuthenticated`` (401) for an anonymous
+    client."""
     if not request.user.is_authenticated:
         raise NotAuthenticated()
+    return request.user
 
 
 def _require_master(access: SceneAccess) -> None:
@@ -249,8 +253,8 @@ class CombatantsAddView(generics.GenericAPIView):
     serializer_class = CombatantsAddSerializer
 
     def post(self, request: Request, pk: int) -> Response:
-        _require_auth(request)
-        fight, access = access_combat(request.user, pk)
+        user = _require_auth(request)
+        fight, access = access_combat(user, pk)
         _require_master(access)
         form = CombatantsAddSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -262,7 +266,7 @@ class CombatantsAddView(generics.GenericAPIView):
                 raise ServiceError({"characters": _("Choose characters of this scene.")})
             made = combat.combatants_add(
                 combat=fight,
-                master=request.user,
+                master=user,
                 characters=[present[cid] for cid in wanted],
                 zombies=data.get("zombies", 0),
                 npc_name=data.get("npc_name", ""),
@@ -311,8 +315,8 @@ class TurnResolveView(generics.GenericAPIView):
     serializer_class = TurnResolveSerializer
 
     def post(self, request: Request, pk: int) -> Response:
-        _require_auth(request)
-        fight, access = access_combat(request.user, pk)
+        user = _require_auth(request)
+        fight, access = access_combat(user, pk)
         _require_master(access)
         form = TurnResolveSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -320,7 +324,7 @@ class TurnResolveView(generics.GenericAPIView):
         try:
             turn = combat_resolve.turn_resolve(
                 combat=fight,
-                master=request.user,
+                master=user,
                 turn=data.get("turn"),
                 aims=_aims(fight, data.get("aims", [])),
             )
@@ -382,8 +386,8 @@ class AmputationView(generics.GenericAPIView):
     serializer_class = AmputationSerializer
 
     def post(self, request: Request, pk: int) -> Response:
-        _require_auth(request)
-        fight, _access = access_combat(request.user, pk)
+        user = _require_auth(request)
+        fight, _access = access_combat(user, pk)
         form = AmputationSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -393,9 +397,7 @@ class AmputationView(generics.GenericAPIView):
             if healer is None:
                 raise ServiceError({"healer": _("Choose a healer present in the scene.")})
             assert patient is not None
-            roll = medicine.amputation_try(
-                combat=fight, patient=patient, healer=healer, user=request.user
-            )
+            roll = medicine.amputation_try(combat=fight, patient=patient, healer=healer, user=user)
         except DjangoValidationError as exc:
             raise as_drf(exc, {}) from None
         return Response(_result(roll), status=status.HTTP_201_CREATED)
@@ -426,8 +428,8 @@ class SceneCureView(generics.GenericAPIView):
     serializer_class = CureSerializer
 
     def post(self, request: Request, pk: int) -> Response:
-        _require_auth(request)
-        access = scene_access_for_api(pk, request.user)
+        user = _require_auth(request)
+        access = scene_access_for_api(pk, user)
         form = CureSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -439,7 +441,7 @@ class SceneCureView(generics.GenericAPIView):
             if healer is None:
                 raise ServiceError({"healer": _("Choose a healer present in the scene.")})
             cure = medicine.medicine_cure(
-                patient=patient, healer=healer, user=request.user, scene=access.scene
+                patient=patient, healer=healer, user=user, scene=access.scene
             )
         except DjangoValidationError as exc:
             raise as_drf(exc, {}) from None

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from escenas.combat import MAX_TURN_HOURS, MAX_ZOMBIES
 from escenas.combat_models import Combat, Declaration
 from mundo.models import Campaign, Settlement
+from nucleo.forms import choice_field, model_choice_field
 
 
 class CombatOpenForm(forms.Form):
@@ -48,9 +49,11 @@ class CombatOpenForm(forms.Form):
 
     def __init__(self, *args: Any, campaign: Campaign, characters: Any = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["settlement"].queryset = Settlement.objects.filter(campaign=campaign)  # type: ignore[attr-defined]
+        model_choice_field(self, "settlement").queryset = Settlement.objects.filter(
+            campaign=campaign
+        )
         people = [(c.pk, c.name) for c in characters]
-        self.fields["victim"].choices = [("", _("automatic")), *people]  # type: ignore[attr-defined]
+        choice_field(self, "victim").choices = [("", _("automatic")), *people]
 
 
 def parse_traits(text: str) -> dict[str, int]:
@@ -83,7 +86,7 @@ class CombatantsAddForm(forms.Form):
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         weapons = [(w.slug, w.label) for w in campaign.tables.combat.weapons]
-        self.fields["npc_weapon"].choices = [("", "—"), *weapons]  # type: ignore[attr-defined]
+        choice_field(self, "npc_weapon").choices = [("", "—"), *weapons]
 
     def clean_npc_traits(self) -> dict[str, int]:
         return parse_traits(self.cleaned_data.get("npc_traits", ""))

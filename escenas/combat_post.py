@@ -30,7 +30,8 @@ class _SubjectDice:
     next ledger key of that subject, which it remembers."""
 
     def __init__(self, owner: LedgerDice, subject: int) -> None:
-        self.owner, self.subject, self.keys = owner, subject, []  # type: list[list[int]]
+        self.owner, self.subject = owner, subject
+        self.keys: list[list[int]] = []
         self.sequence: int | None = None
 
     def integers(self, *args: Any, **kwargs: Any) -> Any:

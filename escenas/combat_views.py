@@ -29,6 +29,7 @@ from escenas.models import Scene
 from mundo.access import access_campaign
 from mundo.models import WorldRoll
 from nucleo.errors import ServiceError
+from nucleo.users import AuthenticatedHttpRequest
 from personajes.access import access_character, can_see_private
 from personajes.models import Character
 
@@ -98,7 +99,7 @@ def _form_error(form: Any) -> str:
 
 @login_required
 @require_POST
-def combat_open(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def combat_open(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master opens a fight in the scene with its living characters (and zombies)."""
     access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
     living = [c for c in access.scene.participants.all() if c.is_alive]
@@ -138,7 +139,7 @@ def _fight(request: HttpRequest, slug: str, pk: int) -> tuple[Combat, scene_acce
 
 @login_required
 @require_POST
-def combatants_add(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def combatants_add(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master adds zombies or an NPC human to a fight."""
     fight, access = _fight(request, slug, pk)
     form = combat_forms.CombatantsAddForm(request.POST, campaign=fight.campaign)
@@ -197,7 +198,7 @@ def declaration_make(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def turn_resolve(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def turn_resolve(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master resolves the turn shown on the page."""
     fight, access = _fight(request, slug, pk)
     form = combat_forms.TurnForm(request.POST)
@@ -218,7 +219,7 @@ def turn_resolve(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def combat_finish(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def combat_finish(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master ends a fight."""
     fight, access = _fight(request, slug, pk)
     return _run(request, access, lambda: combat.combat_finish(combat=fight, master=request.user))
@@ -226,7 +227,7 @@ def combat_finish(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def amputation_try(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def amputation_try(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The one amputation try after a bite, by a character present."""
     fight, access = _fight(request, slug, pk)
     form = combat_forms.AmputationForm(request.POST)
@@ -295,7 +296,7 @@ def post_amputation(data: Any, access: scene_access.SceneAccess) -> dict[str, An
 
 @login_required
 @require_POST
-def medicine_cure(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def medicine_cure(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """A Medicina cure try on a sick character of the scene (R12), posted in the scene."""
     access = scene_access.access_scene(request.user, pk, slug=slug)
     form = combat_forms.CureForm(request.POST)
@@ -317,7 +318,7 @@ def medicine_cure(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @login_required
-def combat_from_route(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def combat_from_route(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master opens a fight against the zombies an R18 route check met: GET chooses the
     story scene, POST opens it there (``escenas.combat.combat_open_from_route``) and goes to
     the scene's panel. Only the campaign's master (404 otherwise). Source: RULES.md R18, R20."""
@@ -354,7 +355,7 @@ def combat_from_route(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def medicine_cure_sheet(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def medicine_cure_sheet(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """A Medicina cure try from the sick character's sheet (R12): its player or the master
     chooses one of their living characters as the healer; once per in-game day per patient.
     The outcome (or the refusal) is a message on the sheet. Source: RULES.md R12."""

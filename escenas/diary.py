@@ -122,16 +122,22 @@ def diary_entry_markdown(entry: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _diary_scenes_found(character_ids: list[int]) -> dict[int, Scene]:
+    """The diary scenes that exist of these characters, keyed by character id (one query)."""
+    return {
+        s.diary_character_id: s
+        for s in Scene.objects.filter(kind=Scene.Kind.DIARY, diary_character_id__in=character_ids)
+        if s.diary_character_id is not None  # always: the filter asks for these ids
+    }
+
+
 def _diary_scenes(character_ids: list[int]) -> dict[int, Scene]:
     """The diary scene of each character, keyed by character id; the missing ones are made
     (``ignore_conflicts``: a concurrent run may make them first). 2 queries, 4 with missing."""
     characters = {
         c.pk: c for c in Character.objects.filter(pk__in=character_ids).select_related("campaign")
     }
-    scenes = {
-        s.diary_character_id: s
-        for s in Scene.objects.filter(kind=Scene.Kind.DIARY, diary_character_id__in=character_ids)
-    }
+    scenes = _diary_scenes_found(character_ids)
     missing = [characters[cid] for cid in character_ids if cid not in scenes]
     if missing:
         Scene.objects.bulk_create(
@@ -146,12 +152,7 @@ def _diary_scenes(character_ids: list[int]) -> dict[int, Scene]:
             ],
             ignore_conflicts=True,
         )
-        scenes = {
-            s.diary_character_id: s
-            for s in Scene.objects.filter(
-                kind=Scene.Kind.DIARY, diary_character_id__in=character_ids
-            )
-        }
+        scenes = _diary_scenes_found(character_ids)
     return scenes
 
 

@@ -26,6 +26,7 @@ from escenas.models import (
 from escenas.search import SearchFilters
 from escenas.services import RollSpec
 from nucleo.bounds import DAY_MAX, ID_MAX
+from nucleo.forms import choice_field, model_choice_field
 from nucleo.text import CleanCharField
 from personajes.models import Character, Roll, Trait
 
@@ -169,7 +170,7 @@ class PostForm(forms.Form):
         self.access = access
         self.npcs = {n.pk: n for n in npcs}
         self.characters = {c.pk: c for c in access.characters}
-        voices: list[tuple[str, str]] = []
+        voices: list[tuple[Any, Any]] = []  # choices and one group of them (the NPCs)
         for voice in access.voices:
             if voice == Post.Voice.CHARACTER:
                 voices += [(f"character:{c.pk}", c.name) for c in access.characters]
@@ -183,24 +184,26 @@ class PostForm(forms.Form):
                         (_("Non-player characters"), [(f"npc:{n.pk}", n.name) for n in npcs])
                     )
                 voices.append((voice, _("A non-player character (NPC)")))
-        self.fields["voice"].choices = voices
+        choice_field(self, "voice").choices = voices
         if voices and not self.initial.get("voice"):
             self.fields["voice"].initial = voices[0][0]
-        self.fields["roll_character"].choices = [(c.pk, c.name) for c in access.characters]
-        self.fields["roll_trait"].choices = [(t.slug, t.name) for t in traits]
-        self.fields["whisper_to"].choices = [(u.pk, u.get_username()) for u in whisper_candidates]
+        choice_field(self, "roll_character").choices = [(c.pk, c.name) for c in access.characters]
+        choice_field(self, "roll_trait").choices = [(t.slug, t.name) for t in traits]
+        choice_field(self, "whisper_to").choices = [
+            (u.pk, u.get_username()) for u in whisper_candidates
+        ]
         self.whisper_users = {str(u.pk): u for u in whisper_candidates}
         self.requests = list(requests)
-        self.fields["fulfil"].choices = [(str(r.pk), str(r.pk)) for r in self.requests]
+        choice_field(self, "fulfil").choices = [(str(r.pk), str(r.pk)) for r in self.requests]
         if access.is_master:
             del self.fields["note_to_master"]
         else:
             del self.fields["roll_hidden"]
             del self.fields["npc_name"]
         if not access.characters or not traits:
-            self.fields["roll_kind"].choices = [
-                c for c in self.fields["roll_kind"].choices if c[0] != Roll.Kind.ACTION
-            ]
+            kinds = choice_field(self, "roll_kind")
+            assert isinstance(kinds.choices, list)  # Django keeps a list of choices as a list
+            kinds.choices = [c for c in kinds.choices if c[0] != Roll.Kind.ACTION]
         self.fields["body"].widget.attrs.update(
             {"class": "post-body", "aria-describedby": "id_body_helptext"}
         )
@@ -217,7 +220,10 @@ class PostForm(forms.Form):
                 field = copy.deepcopy(self.fields[f"roll_{name}"])
                 field.help_text = ""
                 if name == "trait":
-                    field.choices = [("", "—"), *self.fields["roll_trait"].choices]
+                    traits = choice_field(self, "roll_trait").choices
+                    assert isinstance(field, forms.ChoiceField)  # a copy of roll_trait
+                    assert isinstance(traits, list)  # set from a list in __init__
+                    field.choices = [("", "—"), *traits]
                 self.fields[f"{roll_slot_prefix(slot)}{name}"] = field
             self.fields[f"{roll_slot_prefix(slot)}kind"].initial = ROLL_NONE
 
@@ -372,8 +378,17 @@ class RollRequestForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.characters = {c.pk: c for c in access.characters}
         self.traits = {t.slug: t for t in traits}
-        self.fields["character"].choices = [(c.pk, c.name) for c in access.characters]
-        self.fields["trait"].choices = [(t.slug, t.name) for t in traits]
+        choice_field(self, "character").choices = [(c.pk, c.name) for c in access.characters]
+        choice_field(self, "trait").choices = [(t.slug, t.name) for t in traits]
+
+
+class ParticipantsField(forms.ModelMultipleChoiceField):
+    """Characters as "name (player)", and their status when not alive."""
+
+    def label_from_instance(self, obj: Character) -> str:
+        return f"{obj.name} ({obj.player.get_username()})" + (
+            "" if obj.is_alive else f" — {obj.get_status_display()}"
+        )
 
 
 class SceneForm(forms.Form):
@@ -399,7 +414,7 @@ class SceneForm(forms.Form):
         required=False,
         help_text=_("Story scenes: each character approved from now on joins it."),
     )
-    participants = forms.ModelMultipleChoiceField(
+    participants = ParticipantsField(
         label=_("Participating characters"),
         queryset=Character.objects.none(),
         required=False,
@@ -410,12 +425,8 @@ class SceneForm(forms.Form):
         super().__init__(*args, **kwargs)
         # Every character of the campaign (a dead participant stays in the scene's list; only
         # living ones can post or roll, which the services check).
-        self.fields["participants"].queryset = (
+        model_choice_field(self, "participants").queryset = (
             Character.objects.filter(campaign=campaign).select_related("player").order_by("name")
-        )
-        self.fields["participants"].label_from_instance = lambda c: (
-            f"{c.name} ({c.player.get_username()})"
-            + ("" if c.is_alive else f" — {c.get_status_display()}")
         )
         if editing:
             del self.fields["kind"]
@@ -446,9 +457,9 @@ class SearchForm(forms.Form):
     def __init__(self, *args: Any, scenes: Any = None, characters: Any = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
         if scenes is not None:
-            self.fields["scene"].queryset = scenes.order_by("title")  # type: ignore[attr-defined]
+            model_choice_field(self, "scene").queryset = scenes.order_by("title")
         if characters is not None:
-            self.fields["character"].queryset = characters.order_by("name")  # type: ignore[attr-defined]
+            model_choice_field(self, "character").queryset = characters.order_by("name")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -117,7 +117,9 @@ def join_request_create(*, access: SceneAccess, user: AnyUser, character_id: int
         try:
             with transaction.atomic():
                 return JoinRequest.objects.create(
-                    scene=scene, character=character, requested_by=user
+                    scene=scene,
+                    character=character,
+                    requested_by=user if user.is_authenticated else None,
                 )
         except IntegrityError:  # the same ask twice at once: the other one is the request
             return JoinRequest.objects.get(

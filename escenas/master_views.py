@@ -20,6 +20,7 @@ from escenas.views import SCENE_TEMPLATE, is_htmx
 from mundo.access import access_campaign
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
+from nucleo.users import AuthenticatedHttpRequest
 
 # --- Posts and rolls (master) ------------------------------------------------------------------
 
@@ -44,7 +45,7 @@ def post_revisions(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def roll_threshold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def roll_threshold(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master sets the threshold of a roll made without one (htmx: the post fragment)."""
     campaign = access_campaign(request.user, slug=slug)[0]
     post_roll = scene_access.access_post_roll(request.user, pk, campaign=campaign)
@@ -77,7 +78,7 @@ def roll_threshold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def roll_request_create(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def roll_request_create(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master asks a participant for a roll."""
     access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
     traits = selectors.campaign_traits_for_rolls(access)
@@ -107,7 +108,7 @@ def roll_request_create(request: HttpRequest, slug: str, pk: int) -> HttpRespons
 
 @login_required
 @require_POST
-def roll_request_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def roll_request_cancel(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master withdraws a pending roll request."""
     campaign = access_campaign(request.user, slug=slug)[0]
     roll_request = scene_access.access_roll_request(pk, campaign=campaign)
@@ -123,7 +124,7 @@ def roll_request_cancel(request: HttpRequest, slug: str, pk: int) -> HttpRespons
 
 
 @login_required
-def scene_create(request: HttpRequest, slug: str) -> HttpResponse:
+def scene_create(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The master creates a story scene or a master-notes scene."""
     campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
     form = forms.SceneForm(request.POST or None, campaign=campaign)
@@ -149,7 +150,7 @@ def scene_create(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def scene_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def scene_edit(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master changes a scene's title, summary, readers and participants."""
     access = scene_access.access_scene(request.user, pk, slug=slug, master=True)
     scene = access.scene

@@ -102,7 +102,7 @@ def amputation_try(*, combat: Combat, patient: Combatant, healer: Character, use
         if roll.success:
             row.amputated, row.infected = True, False
             if row.character is not None:
-                patient_row = lock_rows(Character.objects.filter(pk=row.character_id))[0]
+                patient_row = lock_rows(Character.objects.filter(pk=row.character.pk))[0]
                 patient_row.infection_day = patient_row.infection_duration = 0
                 limb = _("limb bitten in the fight (day %(day)d)") % {"day": campaign.current_day}
                 patient_row.amputations = [*patient_row.amputations, limb]

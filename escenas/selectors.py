@@ -10,7 +10,7 @@ them through this module.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -316,7 +316,7 @@ def scene_list(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Scene]:
 SCENE_KIND_ORDER = (Scene.Kind.STORY, Scene.Kind.OFFTOPIC, Scene.Kind.DIARY, Scene.Kind.NOTES)
 
 
-def scene_rows(scenes: Sequence[Scene]) -> list[SceneRow]:
+def scene_rows(scenes: Iterable[Scene]) -> list[SceneRow]:
     """The rows of a page of ``scene_list``: each scene with its unread count and last visible
     post (one query for the last posts; the participants come prefetched with the page)."""
     scenes = list(scenes)

@@ -47,6 +47,7 @@ from mundo.access import access_campaign
 from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_message
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
+from nucleo.users import AuthenticatedHttpRequest
 from personajes.models import Trait
 
 SCENE_TEMPLATE = "escenas/scene_detail.html"
@@ -384,14 +385,15 @@ def _form_context(
 
 
 def _draft_save(request: HttpRequest, access: scene_access.SceneAccess) -> HttpResponse:
+    assert request.user.is_authenticated  # both callers send signed-out visitors to sign in
     data = request.POST
     if body_too_big(request):
-        problem = too_large_form_message()
+        too_big = too_large_form_message()
         if is_htmx(request):
             return render(
-                request, SCENE_TEMPLATE + "#draft_status", {"draft": None, "draft_problem": problem}
+                request, SCENE_TEMPLATE + "#draft_status", {"draft": None, "draft_problem": too_big}
             )
-        messages.error(request, problem)
+        messages.error(request, too_big)
         return redirect(access.scene.get_absolute_url() + "#post-form")
     try:
         draft = services.draft_save(
@@ -477,7 +479,7 @@ def post_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @login_required
-def post_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def post_edit(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Edit a post's text (its author); the rolls stay, a revision is kept."""
     campaign = access_campaign(request.user, slug=slug)[0]
     post, access = scene_access.access_post(request.user, pk, campaign=campaign)
@@ -512,7 +514,7 @@ def post_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def post_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def post_delete(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Delete a post (author or master): hidden from players, kept for the master with its
     rolls."""
     campaign = access_campaign(request.user, slug=slug)[0]

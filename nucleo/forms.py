@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from nucleo.errors import ServiceError
@@ -21,3 +23,23 @@ def add_service_errors(
         # A nested key (``roll.trait``, a part of the request) is the flat field ``roll_trait``.
         field = (field_for or {}).get(key, key.replace(".", "_"))
         form.add_error(field if field in form.fields else None, messages)
+
+
+def choice_field(form: forms.BaseForm, name: str) -> forms.ChoiceField:
+    """The field ``name`` of ``form`` as the ``ChoiceField`` it is, to set its choices per
+    form (``form.fields`` is typed by its base, ``Field``). Raises ``KeyError`` for no such
+    field, ``TypeError`` for a field of another kind."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ChoiceField):
+        raise TypeError(f"{name} is a {type(field).__name__}, not a ChoiceField")
+    return field
+
+
+def model_choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceField[Any]:
+    """The field ``name`` of ``form`` as the ``ModelChoiceField`` (or multiple one) it is, to
+    set its queryset per form. Raises ``KeyError`` for no such field, ``TypeError`` for a
+    field of another kind."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ModelChoiceField):
+        raise TypeError(f"{name} is a {type(field).__name__}, not a ModelChoiceField")
+    return field
