@@ -1,3 +1,6 @@
+from collections.abc import Sequence
+from typing import Any
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -40,6 +43,7 @@ class MembershipInline(ScopedTabularInline):
 class CampaignAdmin(CampaignScopedAdmin):
     campaign_path = "pk"
     # The "advance day" action is added by partida.admin (the tick composes every app).
+    actions: Sequence[Any] = ()
     list_display = ["name", "current_day", "current_date", "schedule", "tick_time", "time_zone"]
     list_filter = ["is_public", "schedule"]
     search_fields = ["name", "slug"]

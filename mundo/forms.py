@@ -13,6 +13,7 @@ from mundo import rules
 from mundo.models import SHOP_TYPE_CHOICES, Campaign, Grid, Location, Settlement
 from nucleo import bounds
 from nucleo.errors import ServiceError
+from nucleo.forms import model_choice_field
 from nucleo.text import CleanCharField, CleanMultilineCharField
 
 
@@ -80,7 +81,7 @@ class SettlementAdjustForm(forms.Form):
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["settlement"].queryset = campaign.settlements.all()  # type: ignore[attr-defined]
+        model_choice_field(self, "settlement").queryset = campaign.settlements.all()
 
 
 class LocationCreateForm(forms.Form):
@@ -104,7 +105,7 @@ class LocationCreateForm(forms.Form):
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["settlement"].queryset = campaign.settlements.all()  # type: ignore[attr-defined]
+        model_choice_field(self, "settlement").queryset = campaign.settlements.all()
 
 
 class LocationChoiceForm(forms.Form):
@@ -114,7 +115,7 @@ class LocationChoiceForm(forms.Form):
 
     def __init__(self, *args: Any, queryset: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["location"].queryset = queryset  # type: ignore[attr-defined]
+        model_choice_field(self, "location").queryset = queryset
 
 
 class ArrivalForm(forms.Form):
@@ -130,7 +131,7 @@ class ArrivalForm(forms.Form):
 
     def __init__(self, *args: Any, campaign: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["shelter"].queryset = (  # type: ignore[attr-defined]
+        model_choice_field(self, "shelter").queryset = (
             Location.objects.filter(settlement__campaign=campaign, kind=Location.Kind.SHELTER)
             .select_related("settlement")
             .order_by("settlement__name", "name")
@@ -153,7 +154,7 @@ class RouteCheckForm(forms.Form):
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["settlement"].queryset = campaign.settlements.all()  # type: ignore[attr-defined]
+        model_choice_field(self, "settlement").queryset = campaign.settlements.all()
 
 
 class RestoreForm(forms.Form):
@@ -165,7 +166,7 @@ class RestoreForm(forms.Form):
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["grid"].queryset = campaign.grids.select_related("settlement")  # type: ignore[attr-defined]
+        model_choice_field(self, "grid").queryset = campaign.grids.select_related("settlement")
 
 
 class ScheduleForm(forms.Form):

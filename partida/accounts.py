@@ -42,6 +42,7 @@ from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from nucleo.mail import message_new, outbox_enqueue
 from nucleo.readers import as_reader, reader_of
+from nucleo.users import AuthenticatedHttpRequest
 from partida import account_services
 from partida.accounts_signup import TAKEN_USERNAME_ATTR
 
@@ -170,7 +171,7 @@ class AccountAdapter(DefaultAccountAdapter):
 
 @login_required
 @require_http_methods(["GET"])
-def data_download(request: HttpRequest) -> HttpResponse:
+def data_download(request: AuthenticatedHttpRequest) -> HttpResponse:
     """My data as a JSON file (``account_services.account_export``): profile, e-mails,
     memberships, characters, posts I wrote and my API tokens (never their keys)."""
     data = account_services.account_export(user=request.user)
@@ -196,7 +197,7 @@ class AccountDeleteForm(forms.Form):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def account_delete(request: HttpRequest) -> HttpResponse:
+def account_delete(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET: what deleting keeps and what it erases. POST ``password``: anonymise my account
     (``account_services.account_delete``), sign out and go to the campaign list. A wrong
     password counts against the sign-in limits like any other."""
@@ -238,7 +239,7 @@ class HandOverForm(forms.Form):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def campaign_hand_over(request: HttpRequest, slug: str) -> HttpResponse:
+def campaign_hand_over(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """GET: the form to hand a campaign I master to another of its members. POST ``to_user``
     (a member's user id): they become master and I a player
     (``account_services.campaign_hand_over``), then back to my account's deletion page.

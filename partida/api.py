@@ -10,6 +10,7 @@ Django ValidationError) into a 400 with field-level messages.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django.conf import settings
@@ -127,6 +128,7 @@ class ApiTokenListView(generics.ListCreateAPIView):
     def get_queryset(self) -> QuerySet[ApiToken]:
         if getattr(self, "swagger_fake_view", False):  # schema generation: no user
             return ApiToken.objects.none()
+        assert self.request.user.is_authenticated  # permission_classes
         return ApiToken.objects.filter(user=self.request.user)
 
     @extend_schema(
@@ -145,6 +147,7 @@ class ApiTokenListView(generics.ListCreateAPIView):
             raise PermissionDenied(
                 _("A token cannot make tokens: use the profile page, signed in.")
             )
+        assert request.user.is_authenticated  # permission_classes
         form = ApiTokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         made = services.token_create(user=request.user, name=form.validated_data["name"])
@@ -173,6 +176,7 @@ class ApiTokenDetailView(generics.GenericAPIView):
         responses={204: OpenApiResponse(description="Revoked."), **errors(404)},
     )
     def delete(self, request: Request, pk: int) -> Response:
+        assert request.user.is_authenticated  # permission_classes
         services.token_revoke(token=self.get_object(), user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -218,7 +222,7 @@ class MeView(generics.GenericAPIView):
 # Swagger UI and ReDoc (served from drf_spectacular_sidecar, not a CDN) style their pages with
 # inline styles and ReDoc renders in a blob: worker: their pages alone allow that. Scripts stay
 # the site's own (the split Swagger view serves its start-up script as a file).
-API_DOCS_CSP = {
+API_DOCS_CSP: dict[str, Collection[str] | str] = {
     **settings.SECURE_CSP,
     "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],
     "worker-src": [CSP.SELF, "blob:"],

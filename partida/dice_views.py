@@ -23,6 +23,7 @@ from mundo.access import access_campaign
 from mundo.models import Campaign, EntropyPeriod, Membership
 from mundo.periods import dice_seed_set, period_close
 from nucleo.errors import ServiceError
+from nucleo.users import AuthenticatedHttpRequest
 from partida.dice import period_archive, period_verify, secret_roll_reveal
 from reglas.verify import sha256_text
 
@@ -46,7 +47,7 @@ def periods(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, viewer = access_campaign(request.user, slug=slug)
     membership = (
         Membership.objects.filter(campaign=campaign, user=request.user).first()
-        if viewer.is_member
+        if viewer.is_member and request.user.is_authenticated  # a member is signed in
         else None
     )
     return render(
@@ -97,7 +98,7 @@ def archive(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def close(request: HttpRequest, slug: str) -> HttpResponse:
+def close(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The master closes the open dice period now (POST, CSRF)."""
     campaign = access_campaign(request.user, slug=slug, master=True)[0]
     try:
@@ -114,7 +115,7 @@ def close(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def seed(request: HttpRequest, slug: str) -> HttpResponse:
+def seed(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """A member sets (``seed``) or resets (``reset``) their dice seed in the campaign; back to
     ``next`` (a local address) or the campaign's dice page."""
     campaign = access_campaign(request.user, slug=slug, member=True)[0]
@@ -136,7 +137,7 @@ def seed(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def reveal(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def reveal(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The master reveals what a secret roll of a closed period was for (POST, CSRF)."""
     campaign = access_campaign(request.user, slug=slug, master=True)[0]
     link = PostRoll.objects.filter(pk=pk, roll__campaign=campaign).select_related("roll").first()

@@ -17,16 +17,17 @@ from django.views.decorators.vary import vary_on_headers
 
 from mundo.access import access_campaign
 from nucleo.errors import ServiceError
+from nucleo.users import AuthenticatedHttpRequest
 from partida import exports
 
 
 @login_required
 @vary_on_headers("HX-Request")
-def export_page(request: HttpRequest, slug: str) -> HttpResponse:
+def export_page(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """GET: the newest export and its state (the htmx poll asks for the status box alone)."""
     campaign = access_campaign(request.user, slug=slug, master=True)[0]
     context = {"campaign": campaign, "export": exports.latest_export(campaign)}
-    if request.htmx:  # type: ignore[attr-defined]
+    if request.htmx:
         return render(request, "partida/_export_status.html", context)
     return render(request, "partida/export.html", context)
 

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign
 from nucleo import bounds
+from nucleo.forms import model_choice_field
 from personajes.models import Character
 
 
@@ -48,7 +49,7 @@ class DayRecordForm(forms.Form):
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["character"].queryset = Character.objects.filter(  # type: ignore[attr-defined]
+        model_choice_field(self, "character").queryset = Character.objects.filter(
             campaign=campaign, status=Character.Status.APPROVED
         ).order_by("name")
         self.fields["day"].initial = campaign.current_day

@@ -22,6 +22,7 @@ from mundo.models import Membership
 from nucleo import readers
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
+from nucleo.users import AuthenticatedHttpRequest
 from partida import services
 from partida.models import ApiToken
 from reglas.verify import sha256_text
@@ -79,7 +80,7 @@ def _reader_settings_post(request: HttpRequest) -> tuple[ReaderSettingsForm, boo
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def profile(request: HttpRequest) -> HttpResponse:
+def profile(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET: my tokens. POST ``name``: make a token and show its key this once (the page is
     rendered, not redirected to, so the key is never stored anywhere). POST ``revoke=<id>``:
     revoke one of mine (404 for anyone else's) and come back here."""

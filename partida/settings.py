@@ -56,7 +56,7 @@ if not SECURE_HSTS_PRELOAD:
 # (static files, or an inline script carrying the response's nonce; no inline handler, no
 # eval), loads styles from static files only (no style attribute, no <style>), may not be
 # framed, and sends forms only here. Views that need more say so (partida.api: the API docs).
-SECURE_CSP = {
+SECURE_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],

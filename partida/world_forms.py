@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign, Location, Settlement
 from nucleo import bounds
+from nucleo.forms import model_choice_field
 from personajes.models import Character, ItemType
 
 ROUTE_MODES = [("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))]
@@ -74,9 +75,9 @@ class CharacterMoveForm(_CampaignForm):
     )
 
     def setup(self) -> None:
-        self.fields["characters"].queryset = _approved(self.campaign)  # type: ignore[attr-defined]
-        self.fields["settlement"].queryset = self.campaign.settlements.all()  # type: ignore[attr-defined]
-        self.fields["location"].queryset = _places(self.campaign)  # type: ignore[attr-defined]
+        model_choice_field(self, "characters").queryset = _approved(self.campaign)
+        model_choice_field(self, "settlement").queryset = self.campaign.settlements.all()
+        model_choice_field(self, "location").queryset = _places(self.campaign)
 
 
 class ShelterForm(_CampaignForm):
@@ -91,8 +92,8 @@ class ShelterForm(_CampaignForm):
     )
 
     def setup(self) -> None:
-        self.fields["character"].queryset = _approved(self.campaign)  # type: ignore[attr-defined]
-        self.fields["shelter"].queryset = _places(self.campaign).filter(  # type: ignore[attr-defined]
+        model_choice_field(self, "character").queryset = _approved(self.campaign)
+        model_choice_field(self, "shelter").queryset = _places(self.campaign).filter(
             kind=Location.Kind.SHELTER
         )
 
@@ -111,8 +112,8 @@ class GiveTakeForm(_CampaignForm):
     quantity = forms.CharField(label=_("Quantity (units)"), max_length=20)
 
     def setup(self) -> None:
-        self.fields["character"].queryset = _approved(self.campaign)  # type: ignore[attr-defined]
-        self.fields["item_type"].queryset = self.campaign.item_types.order_by("name")  # type: ignore[attr-defined]
+        model_choice_field(self, "character").queryset = _approved(self.campaign)
+        model_choice_field(self, "item_type").queryset = self.campaign.item_types.order_by("name")
 
 
 class PlaceTransferForm(_CampaignForm):
@@ -139,9 +140,9 @@ class PlaceTransferForm(_CampaignForm):
         stocked = _places(self.campaign).filter(
             kind__in=(Location.Kind.SHELTER, Location.Kind.SHOP)
         )
-        self.fields["from_place"].queryset = stocked  # type: ignore[attr-defined]
-        self.fields["to_place"].queryset = stocked  # type: ignore[attr-defined]
-        self.fields["item_type"].queryset = self.campaign.item_types.exclude(  # type: ignore[attr-defined]
+        model_choice_field(self, "from_place").queryset = stocked
+        model_choice_field(self, "to_place").queryset = stocked
+        model_choice_field(self, "item_type").queryset = self.campaign.item_types.exclude(
             kind=ItemType.Kind.WEAPON
         ).order_by("name")
 
@@ -164,7 +165,7 @@ class TallyForm(_CampaignForm):
     )
 
     def setup(self) -> None:
-        self.fields["settlement"].queryset = self.campaign.settlements.all()  # type: ignore[attr-defined]
+        model_choice_field(self, "settlement").queryset = self.campaign.settlements.all()
 
 
 CONTROL_FORMS: dict[str, type[_CampaignForm]] = {

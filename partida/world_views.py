@@ -27,6 +27,7 @@ from mundo.access import access_campaign
 from mundo.models import DayTick
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
+from nucleo.users import AuthenticatedHttpRequest
 
 LARGE_CAMPAIGN = 500
 """Above this many characters the button queues the tick and the page polls for progress."""
@@ -39,7 +40,7 @@ says so and offers to try again (a worker may be down: ``/salud/listo/`` tells).
 @require_POST
 @login_required
 @vary_on_headers("HX-Request")
-def advance_day_view(request: HttpRequest, slug: str) -> HttpResponse:
+def advance_day_view(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The master's "avanzar día" button (POST, CSRF). ``expected_day`` (the day the page
     showed) makes a double click advance once. A small campaign (or eager Celery) is ticked
     in the request; a large one is queued and the page polls ``advance_status``."""
@@ -69,7 +70,7 @@ def advance_day_view(request: HttpRequest, slug: str) -> HttpResponse:
             )
         except ServiceError as exc:
             context["error"] = " ".join(exc.messages)
-    if request.htmx:  # type: ignore[attr-defined]
+    if request.htmx:
         return render(request, "mundo/_advance_status.html", context)
     if "error" in context:
         messages.error(request, context["error"])
@@ -152,7 +153,7 @@ def campaign_day(request: HttpRequest, slug: str, day: int) -> HttpResponse:
 
 
 @login_required
-def day_record(request: HttpRequest, slug: str) -> HttpResponse:
+def day_record(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The master marks a character's day (R7, R8, R15): hours slept, could not urinate or
     defecate, got dirty, showered. Refusals (a sleep of 25 h, a shower without water) come back
     on the form; nothing is saved then."""

@@ -43,6 +43,7 @@ from django.views.decorators.vary import vary_on_headers
 from mundo.access import access_campaign
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
+from nucleo.users import AuthenticatedHttpRequest, HtmxHttpRequest
 from personajes import forms, rolls, selectors, sheets
 from personajes.access import CharacterAccess, access_character
 from personajes.models import Character, Roll, SheetChange
@@ -69,7 +70,7 @@ def _recent_changes(character: Character) -> list[SheetChange]:
 @login_required
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
-def character_create(request: HttpRequest, slug: str) -> HttpResponse:
+def character_create(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """A new character in the campaign: the sheet builder (members only)."""
     campaign, _viewer = access_campaign(request.user, slug=slug, member=True)
     return _sheet_builder(request, campaign=campaign, character=None)
@@ -78,7 +79,7 @@ def character_create(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
-def sheet_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def sheet_edit(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The owner's draft in the sheet builder. Submitted or approved sheets: 403 (R5)."""
     character = access_character(request.user, pk).character
     if character.player_id != request.user.pk or character.status != Character.Status.DRAFT:
@@ -87,7 +88,7 @@ def sheet_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _sheet_builder(
-    request: HttpRequest, *, campaign: Campaign, character: Character | None
+    request: HtmxHttpRequest, *, campaign: Campaign, character: Character | None
 ) -> HttpResponse:
     """GET: the form. htmx POST: the points fragment, nothing saved. POST: save or re-render."""
     traits = campaign_traits(campaign=campaign)
@@ -108,7 +109,7 @@ def _sheet_builder(
     action = request.POST.get("action", "draft")
     if request.method == "POST":
         valid = form.is_valid()
-        if request.htmx:  # type: ignore[attr-defined]
+        if request.htmx:
             context = _points_context(form, rules.creation_points) | {"oob": True}
             return render(request, "personajes/sheet_form.html#points", context)
         if valid and action != "check":
@@ -319,7 +320,7 @@ def character_master_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
-def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
+def character_roll(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """An action roll from the sheet, by the owner or the master.
 
     GET: the form with the exact chance (``?rasgo=<slug>`` preselects a trait, ``?tirada=<id>``
@@ -334,7 +335,7 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
     data = None
     if request.method == "POST":
         data = request.POST.copy()
-        if request.htmx and request.htmx.trigger == "id_trait":  # type: ignore[attr-defined]
+        if request.htmx and request.htmx.trigger == "id_trait":
             # A new trait resets the dirt box to that trait's own flag (R8).
             chosen = next((r for r in rows if r.trait.slug == data.get("trait")), None)
             if chosen is not None and chosen.dirt_sensitive:
@@ -360,11 +361,11 @@ def character_roll(request: HttpRequest, pk: int) -> HttpResponse:
         },
     )
     if request.method == "POST":
-        if request.htmx:  # type: ignore[attr-defined]
+        if request.htmx:
             context = {
                 "form": form,
                 "preview": _roll_preview(character, form, values),
-                "oob_dirt": request.htmx.trigger == "id_trait",  # type: ignore[attr-defined]
+                "oob_dirt": request.htmx.trigger == "id_trait",
             }
             return render(request, "personajes/roll_form.html#chance", context)
         if "preview" not in request.POST and form.is_valid():

@@ -40,7 +40,7 @@ def world_controls(campaign: Campaign, query: Any = None) -> dict[str, Any]:
     ):
         if move.route_check is None:
             continue
-        pending.setdefault(move.route_check_id, (move.route_check, []))[1].append(move.character)
+        pending.setdefault(move.route_check.pk, (move.route_check, []))[1].append(move.character)
     movements = list(
         Movement.objects.filter(Q(from_place__isnull=False) | Q(to_place__isnull=False))
         .filter(campaign=campaign)
