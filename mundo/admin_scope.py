@@ -121,7 +121,9 @@ class CampaignScopedAdmin(_MasterPermissions, admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return scope_queryset(super().get_queryset(request), request, self.campaign_path)
 
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
+    def get_object(
+        self, request: HttpRequest, object_id: str, from_field: str | None = None
+    ) -> Any:
         # Django redirects to the index for a missing row; a row of someone else's campaign
         # must not be told apart from a missing one, and both are a plain 404 here.
         obj = super().get_object(request, object_id, from_field)

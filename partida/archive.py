@@ -115,7 +115,9 @@ def _path_to_campaign(model: type[models.Model], inside: set[type[models.Model]]
     raise RuntimeError(f"{_label(model)} has no required path to its campaign")
 
 
-def _rows(model: type[models.Model], campaign: Campaign, inside: set[type[models.Model]]):
+def _rows(
+    model: type[models.Model], campaign: Campaign, inside: set[type[models.Model]]
+) -> models.QuerySet[Any]:
     if model is Campaign:
         return Campaign.objects.filter(pk=campaign.pk)
     path = _path_to_campaign(model, inside)

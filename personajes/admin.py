@@ -93,7 +93,9 @@ class TraitValueInline(ScopedTabularInline):
     can_delete = False
     fields = ["trait", "value"]
 
-    def get_formset(self, request: HttpRequest, obj: Character | None = None, **kwargs: Any):
+    def get_formset(
+        self, request: HttpRequest, obj: Character | None = None, **kwargs: Any
+    ) -> type[BaseInlineFormSet[Any, Any, Any]]:
         formset = super().get_formset(request, obj, **kwargs)
         assert issubclass(formset, TraitValueFormSet)  # made from ``formset`` above
         # get_formset builds a fresh class per call: setting attributes on it is per request.
@@ -110,7 +112,9 @@ class InventoryItemInline(ScopedTabularInline):
     extra = 0
     fields = ["item_type", "quantity"]
 
-    def get_formset(self, request: HttpRequest, obj: Character | None = None, **kwargs: Any):
+    def get_formset(
+        self, request: HttpRequest, obj: Character | None = None, **kwargs: Any
+    ) -> type[BaseInlineFormSet[Any, Any, Any]]:
         formset = super().get_formset(request, obj, **kwargs)
         item_field = formset.form.base_fields["item_type"]
         assert isinstance(item_field, forms.ModelChoiceField)  # the model's foreign key
@@ -235,8 +239,12 @@ class CharacterAdmin(CampaignScopedAdmin):
         return obj.points  # type: ignore[attr-defined]
 
     def get_form(
-        self, request: HttpRequest, obj: Character | None = None, change: bool = False, **kwargs
-    ):
+        self,
+        request: HttpRequest,
+        obj: Character | None = None,
+        change: bool = False,
+        **kwargs: Any,
+    ) -> type[forms.ModelForm[Any]]:
         form = super().get_form(request, obj, change, **kwargs)
         assert issubclass(form, CharacterAdminForm)  # made from ``form`` above
         form.request = request  # a fresh class per call, as in the inline

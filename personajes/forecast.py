@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, FloatField, Q, Sum
+from django.db.models import F, FloatField, Q, QuerySet, Sum
 
 from mundo.models import Campaign, Location, WeatherRecord
 from personajes.mapping import condition_state
@@ -49,7 +49,7 @@ def _supplies(rows: list[dict[str, object]], key: str) -> dict[int, dict[str, fl
     return out
 
 
-def _grouped(queryset, key: str) -> list[dict[str, object]]:
+def _grouped(queryset: QuerySet[Any], key: str) -> list[dict[str, object]]:
     return list(
         queryset.filter(quantity__gt=0)
         .values(key, "item_type__kind")
