@@ -14,6 +14,7 @@ from django import template
 from django.db.models import Q
 
 from mundo.models import Campaign, WorldRoll
+from mundo.world_page import WorldScope
 from partida.world_forms import control_forms
 from personajes import places
 from personajes.models import CharacterMove, Movement
@@ -25,9 +26,12 @@ WINDOW = 10
 
 
 @register.simple_tag
-def world_controls(campaign: Campaign, query: Any = None) -> dict[str, Any]:
-    """``forms`` by action (``query``, the page's GET, may preset the give form: see
-    ``partida.world_forms.control_forms``; ``open`` names the section to show open then),
+def world_controls(
+    campaign: Campaign, query: Any = None, scope: WorldScope | None = None
+) -> dict[str, Any]:
+    """``forms`` by action, offering the ``scope``'s rows (``mundo.world_page``; ``query``,
+    the page's GET, may preset the give form: see ``partida.world_forms.control_forms``;
+    ``open`` names the section to show open then),
     ``moves`` and ``movements`` (latest ``WINDOW``), and
     ``pending_routes``: each route check with zombies met not yet played, as
     ``(route_check, [characters])`` — the ``route_check`` (a ``WorldRoll``) is the hook the
@@ -56,7 +60,7 @@ def world_controls(campaign: Campaign, query: Any = None) -> dict[str, Any]:
         .order_by("-created_at", "-id")[:WINDOW]
     )
     return {
-        "forms": control_forms(campaign, query),
+        "forms": control_forms(campaign, query, scope),
         "open": "supplies" if query and query.get("give") else "",
         "moves": places.recent_moves(campaign.pk, WINDOW),
         "movements": movements,
