@@ -139,15 +139,16 @@ class WorldToday:
 
 
 def world_on(
-    campaign: Campaign, day: int, settlement: Settlement | Literal["all"] | None = "all"
+    campaign: Campaign, day: int, settlements: Iterable[Settlement | None] | None = None
 ) -> WorldToday:
     """Weather of ``day`` and the grids' current state (two queries, whatever the number of
-    settlements): every settlement's, or with ``settlement`` only the region's and that
-    settlement's (``None``: the region's alone). Source: RULES.md R11, R16."""
+    settlements): every settlement's, or with ``settlements`` (e.g. a page of them) only the
+    region's and theirs. Source: RULES.md R11, R16."""
     weather_rows = WeatherRecord.objects.filter(campaign=campaign, day=day)
     grid_rows = Grid.objects.filter(campaign=campaign)
-    if settlement != "all":
-        only = Q(settlement__isnull=True) | Q(settlement=settlement)
+    if settlements is not None:
+        ids = [s.pk for s in settlements if s is not None]
+        only = Q(settlement__isnull=True) | Q(settlement__in=ids)
         weather_rows, grid_rows = weather_rows.filter(only), grid_rows.filter(only)
     weather = sorted(
         weather_rows.select_related("settlement"),

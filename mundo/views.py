@@ -7,14 +7,15 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from mundo import access, charts, forms, rules, rules_text, selectors, services
-from mundo.models import Campaign, Invitation, Location, WorldRoll
-from mundo.world_page import WINDOW, WorldScope, world_scope
+from mundo.models import Campaign, Invitation, Location, Settlement, WorldRoll
+from mundo.world_page import PAGE_SIZE, WINDOW, WorldScope, world_scope
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors, window_choices
@@ -32,16 +33,23 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 
 
 def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """A campaign: its day and date, and its settlements with today's population (R17, R18)."""
+    """A campaign: its day and date, and its settlements with today's population (R17, R18),
+    ``PAGE_SIZE`` at a time by name (``?page=``; a bad number is the nearest page), with the
+    weather and grids of the region and of that page's settlements."""
     campaign, viewer = access.access_campaign(request.user, slug=slug)
+    settlements = Settlement.objects.filter(campaign=campaign).order_by("name", "pk")
+    page = Paginator(settlements, PAGE_SIZE).get_page(request.GET.get("page"))
+    for settlement in page:
+        settlement.campaign = campaign
     return render(
         request,
         "mundo/campaign_detail.html",
         {
             "campaign": campaign,
             "role": viewer.role,
-            "statuses": selectors.settlements_with_status(campaign),
-            "world": selectors.world_on(campaign, campaign.current_day),
+            "page": page,
+            "statuses": selectors.settlements_with_status(campaign, page),
+            "world": selectors.world_on(campaign, campaign.current_day, page),
             # The open dice period's public commitment (issue 16): computed, no query.
             "dice_commitment": commitment_of(campaign.entropy),
         },
@@ -292,7 +300,7 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             "scope": scope,
             "statuses": selectors.settlements_with_status(campaign, scope.page),
             "locations": selectors.locations_of(campaign, scope.settlement, limit=WINDOW),
-            "world": selectors.world_on(campaign, campaign.current_day, scope.settlement),
+            "world": selectors.world_on(campaign, campaign.current_day, [scope.settlement]),
             "rolls": selectors.world_rolls(campaign, limit=10),
         },
         status=400 if action else 200,
