@@ -22,7 +22,7 @@ from escenas import combat
 from escenas.api import as_drf, scene_access_for_api
 from escenas.combat_models import Combat, Combatant, CombatTurn, Declaration
 from escenas.combat_selectors import access_combat
-from mundo.api import errors
+from mundo.api import PageNumberPagination, errors
 from nucleo.serializers import StrictSerializer, many_data
 
 
@@ -214,20 +214,24 @@ def combat_read(pk: int) -> Combat:
 @extend_schema(
     tags=["combat"],
     summary="A scene's fights",
-    description="Every fight of the scene, oldest first, with its combatants, this turn's "
-    "declarations and every resolved turn: whoever may read the scene.",
+    description="The scene's fights, oldest first, a page at a time, with their combatants, "
+    "this turn's declarations and every resolved turn: whoever may read the scene.",
     responses={200: CombatSerializer(many=True), **errors(404)},
 )
 class SceneCombatListView(generics.GenericAPIView):
-    """GET /api/v1/scenes/{id}/combats/."""
+    """GET /api/v1/scenes/{id}/combats/ — paginated (``?page=``, ``?page_size=``): the page's
+    fights with their combatants, declarations and turns prefetched (a fixed number of
+    queries whatever the number of fights)."""
 
     queryset = Combat.objects.none()  # for the schema's path parameter
 
     serializer_class = CombatSerializer
+    pagination_class = PageNumberPagination
 
     def get(self, request: Request, pk: int) -> Response:
         access = scene_access_for_api(pk, request.user)
-        return Response(CombatSerializer(_combats(access.scene.pk), many=True).data)
+        page = self.paginate_queryset(_combats(access.scene.pk))
+        return self.get_paginated_response(CombatSerializer(page, many=True).data)
 
 
 @extend_schema(

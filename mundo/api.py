@@ -23,10 +23,11 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
 )
-from rest_framework import generics, pagination, serializers
+from rest_framework import generics, serializers
 
 from mundo import access, selectors
-from mundo.models import Campaign, Grid, Membership, WeatherRecord
+from mundo.models import Campaign, Grid, Membership, Settlement, WeatherRecord
+from nucleo.pagination import PageNumberPagination
 from nucleo.serializers import many_data
 from nucleo.users import AnyUser
 from reglas.verify import commitment_of
@@ -35,15 +36,6 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 # --- shared building blocks --------------------------------------------------------------------
-
-
-class PageNumberPagination(pagination.PageNumberPagination):
-    """``?page=N`` (from 1) and ``?page_size=N`` (1..500, default 50); a page past the end
-    is 404."""
-
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 500
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -385,19 +377,31 @@ class _CampaignChildView(generics.GenericAPIView):
 @extend_schema(
     tags=["campaigns"],
     summary="A campaign's settlements today",
-    description="Every settlement of the campaign with today's zombies, survivors, cells and "
-    "p per cell (RULES.md R17, R18).",
+    description="The campaign's settlements by name, a page at a time, with today's zombies, "
+    "survivors, cells and p per cell (RULES.md R17, R18).",
     responses={200: SettlementStatusSerializer(many=True), **errors(404)},
 )
 class SettlementListView(_CampaignChildView, generics.ListAPIView):
-    """GET /api/v1/campaigns/{slug}/settlements/ — two queries (campaign, settlements)."""
+    """GET /api/v1/campaigns/{slug}/settlements/ — by name, paginated; three queries
+    (campaign, count, the page's settlements); only the page's statuses are computed."""
 
     serializer_class = SettlementStatusSerializer
     pagination_class = PageNumberPagination
     filter_backends: list[type] = []
 
-    def get_queryset(self) -> list[selectors.SettlementStatus]:  # type: ignore[override]
-        return selectors.settlements_with_status(self.campaign())
+    def get_queryset(self) -> QuerySet[Settlement]:
+        campaign = self.campaign()
+        return Settlement.objects.filter(campaign=campaign).order_by("name", "pk")
+
+    def paginate_queryset(self, queryset: Any) -> list[selectors.SettlementStatus] | None:  # type: ignore[override]
+        # The database limits the settlements to one page; only that page gets a status.
+        page = super().paginate_queryset(queryset)
+        if page is None:
+            return None
+        campaign = self.campaign()
+        for settlement in page:
+            settlement.campaign = campaign
+        return selectors.settlements_with_status(campaign, page)
 
 
 @extend_schema(

@@ -8,7 +8,11 @@ same person; the reads here take a campaign already checked.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
+
+from django.db.models import Q
 
 from mundo.models import (
     Campaign,
@@ -92,12 +96,14 @@ def settlement_status(settlement: Settlement, day: int) -> SettlementStatus:
     )
 
 
-def settlements_with_status(campaign: Campaign) -> list[SettlementStatus]:
-    """Every settlement of the campaign with its status today (one query)."""
-    return [
-        settlement_status(s, campaign.current_day)
-        for s in Settlement.objects.filter(campaign=campaign).select_related("campaign")
-    ]
+def settlements_with_status(
+    campaign: Campaign, settlements: Iterable[Settlement] | None = None
+) -> list[SettlementStatus]:
+    """Every settlement of the campaign (or only ``settlements``, e.g. a page of them, with
+    their campaign loaded: no query then) with its status today (one query)."""
+    if settlements is None:
+        settlements = Settlement.objects.filter(campaign=campaign).select_related("campaign")
+    return [settlement_status(s, campaign.current_day) for s in settlements]
 
 
 def settlement_get(*, campaign: Campaign, slug: str) -> Settlement:
@@ -132,27 +138,39 @@ class WorldToday:
     grids: list[Grid]
 
 
-def world_on(campaign: Campaign, day: int) -> WorldToday:
+def world_on(
+    campaign: Campaign, day: int, settlements: Iterable[Settlement | None] | None = None
+) -> WorldToday:
     """Weather of ``day`` and the grids' current state (two queries, whatever the number of
-    settlements). Source: RULES.md R11, R16."""
+    settlements): every settlement's, or with ``settlements`` (e.g. a page of them) only the
+    region's and theirs. Source: RULES.md R11, R16."""
+    weather_rows = WeatherRecord.objects.filter(campaign=campaign, day=day)
+    grid_rows = Grid.objects.filter(campaign=campaign)
+    if settlements is not None:
+        ids = [s.pk for s in settlements if s is not None]
+        only = Q(settlement__isnull=True) | Q(settlement__in=ids)
+        weather_rows, grid_rows = weather_rows.filter(only), grid_rows.filter(only)
     weather = sorted(
-        WeatherRecord.objects.filter(campaign=campaign, day=day).select_related("settlement"),
+        weather_rows.select_related("settlement"),
         key=lambda w: (w.settlement_id is not None, w.settlement.name if w.settlement else ""),
     )
     grids = sorted(
-        Grid.objects.filter(campaign=campaign).select_related("settlement"),
+        grid_rows.select_related("settlement"),
         key=lambda g: (g.settlement_id is not None, g.settlement.name if g.settlement else ""),
     )
     return WorldToday(weather=weather, grids=grids)
 
 
-def locations_of(campaign: Campaign) -> list[Location]:
-    """Every place of the campaign with its settlement (one query)."""
-    return list(
-        Location.objects.filter(settlement__campaign=campaign)
-        .select_related("settlement")
-        .order_by("settlement__name", "kind", "name")
-    )
+def locations_of(
+    campaign: Campaign, settlement: Settlement | Literal["all"] | None = "all", limit: int = 0
+) -> list[Location]:
+    """Every place of the campaign (or of ``settlement`` only; ``None``: none) with its
+    settlement, at most ``limit`` when given (one query)."""
+    rows = Location.objects.filter(settlement__campaign=campaign)
+    if settlement != "all":
+        rows = rows.filter(settlement=settlement) if settlement is not None else rows.none()
+    rows = rows.select_related("settlement").order_by("settlement__name", "kind", "name")
+    return list(rows[:limit] if limit else rows)
 
 
 def world_rolls(campaign: Campaign, limit: int = 30) -> list[WorldRoll]:

@@ -7,15 +7,18 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from mundo import access, charts, forms, rules, rules_text, selectors, services
-from mundo.models import Campaign, Invitation, Location, WorldRoll
+from mundo.models import Campaign, Invitation, Location, Settlement, WorldRoll
+from mundo.world_page import PAGE_SIZE, WINDOW, WorldScope, world_scope
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
-from nucleo.forms import add_service_errors
+from nucleo.forms import add_service_errors, window_choices
 from nucleo.users import AuthenticatedHttpRequest
 from reglas.settings import RuleSettings
 from reglas.supplies import arrival_kit
@@ -31,16 +34,23 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 
 
 def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """A campaign: its day and date, and its settlements with today's population (R17, R18)."""
+    """A campaign: its day and date, and its settlements with today's population (R17, R18),
+    ``PAGE_SIZE`` at a time by name (``?page=``; a bad number is the nearest page), with the
+    weather and grids of the region and of that page's settlements."""
     campaign, viewer = access.access_campaign(request.user, slug=slug)
+    settlements = Settlement.objects.filter(campaign=campaign).order_by("name", "pk")
+    page = Paginator(settlements, PAGE_SIZE).get_page(request.GET.get("page"))
+    for settlement in page:
+        settlement.campaign = campaign
     return render(
         request,
         "mundo/campaign_detail.html",
         {
             "campaign": campaign,
             "role": viewer.role,
-            "statuses": selectors.settlements_with_status(campaign),
-            "world": selectors.world_on(campaign, campaign.current_day),
+            "page": page,
+            "statuses": selectors.settlements_with_status(campaign, page),
+            "world": selectors.world_on(campaign, campaign.current_day, page),
             # The open dice period's public commitment (issue 16): computed, no query.
             "dice_commitment": commitment_of(campaign.entropy),
         },
@@ -165,14 +175,17 @@ def invitation_detail(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
-def _world_forms(campaign: Campaign, data: Any = None, action: str | None = None) -> dict[str, Any]:
-    """The master's world forms; only the posted one is bound."""
+def _world_forms(
+    campaign: Campaign, scope: WorldScope, data: Any = None, action: str | None = None
+) -> dict[str, Any]:
+    """The master's world forms; only the posted one is bound. Their choices are the
+    ``scope``'s (``mundo.world_page``): they accept any row of the campaign."""
 
     def bound(name: str) -> Any:
         return data if action == name else None
 
     places = Location.objects.filter(settlement__campaign=campaign).select_related("settlement")
-    return {
+    built = {
         "settlement": forms.SettlementCreateForm(
             bound("settlement"),
             prefix="settlement",
@@ -202,6 +215,16 @@ def _world_forms(campaign: Campaign, data: Any = None, action: str | None = None
             initial={"schedule": campaign.schedule, "tick_time": campaign.tick_time},
         ),
     }
+    for name in ("adjust", "location", "route"):
+        window_choices(built[name].fields["settlement"], scope.chosen())
+        if scope.settlement is not None and not built[name].is_bound:
+            built[name].initial["settlement"] = scope.settlement.pk
+    for name in ("discover", "search"):
+        field = built[name].fields["location"]
+        window_choices(field, scope.places(field.queryset))  # type: ignore[attr-defined]
+    grid = built["restore"].fields["grid"]
+    window_choices(grid, scope.grids(grid.queryset))  # type: ignore[attr-defined]
+    return built
 
 
 def _run_world_action(
@@ -241,6 +264,12 @@ def _run_world_action(
     raise Http404("No such action")
 
 
+def _world_url(campaign: Campaign, scope: WorldScope) -> str:
+    """The world page with the same settlement chosen (and the same filter)."""
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    return f"{url}?{scope.query}" if scope.query else url
+
+
 @login_required
 def world_master(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's world page: settlements, places, grids, and the master's world actions
@@ -248,7 +277,8 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
     each roll shown with its dice. Only the campaign's master reaches it (404 otherwise)."""
     campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     action = request.POST.get("action") if request.method == "POST" else None
-    world_forms = _world_forms(campaign, request.POST or None, action)
+    scope = world_scope(campaign, request.GET)
+    world_forms = _world_forms(campaign, scope, request.POST or None, action)
     if action is not None:
         form = world_forms.get(action)
         if form is None:
@@ -260,7 +290,7 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
                 add_service_errors(form, exc)
             else:
                 messages.success(request, message)
-                return redirect("mundo:world", slug=campaign.slug)
+                return redirect(_world_url(campaign, scope))
     return render(
         request,
         "mundo/world_master.html",
@@ -268,9 +298,10 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             "campaign": campaign,
             "forms": world_forms,
             "failed": action,
-            "statuses": selectors.settlements_with_status(campaign),
-            "locations": selectors.locations_of(campaign),
-            "world": selectors.world_on(campaign, campaign.current_day),
+            "scope": scope,
+            "statuses": selectors.settlements_with_status(campaign, scope.page),
+            "locations": selectors.locations_of(campaign, scope.settlement, limit=WINDOW),
+            "world": selectors.world_on(campaign, campaign.current_day, [scope.settlement]),
             "rolls": selectors.world_rolls(campaign, limit=10),
         },
         status=400 if action else 200,

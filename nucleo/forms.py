@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -43,3 +44,18 @@ def model_choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceFiel
     if not isinstance(field, forms.ModelChoiceField):
         raise TypeError(f"{name} is a {type(field).__name__}, not a ModelChoiceField")
     return field
+
+
+def window_choices(field: forms.Field, window: Iterable[Any]) -> None:
+    """Render only ``window`` (model instances, usually a short list already fetched and
+    shared by several fields, or a queryset) as the choices of a model choice ``field``, while
+    the field still validates against its whole ``queryset`` (one query for the chosen row).
+    So a select or checkbox list costs what its window holds, not the campaign's size, and a
+    value posted from elsewhere (a link's preset, another page of the window) is still
+    accepted or refused with the field's own message. Raises ``TypeError`` for a field that
+    is not a ``ModelChoiceField``."""
+    if not isinstance(field, forms.ModelChoiceField):
+        raise TypeError(f"{type(field).__name__} is not a model choice field")
+    iterator = field.iterator(field)
+    empty = [("", field.empty_label)] if field.empty_label is not None else []
+    field.widget.choices = empty + [iterator.choice(row) for row in window]

@@ -334,6 +334,10 @@ REST_FRAMEWORK = {
     # DRF's JSON parser with a size (413) and nesting (400) limit: nucleo.bodies.
     "DEFAULT_PARSER_CLASSES": ["nucleo.bodies.BoundedJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    # Every list is paginated (?page=, ?page_size= up to 500), also one that forgets to say so;
+    # the posts are cursor-paginated (escenas.api.PostCursorPagination).
+    "DEFAULT_PAGINATION_CLASS": "nucleo.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "partida.api.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

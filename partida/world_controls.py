@@ -25,10 +25,11 @@ from django.views.decorators.http import require_POST
 from mundo import tally
 from mundo.access import access_campaign
 from mundo.models import Campaign, WorldRoll
+from mundo.world_page import world_scope
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
-from partida.world_forms import CONTROL_FORMS
+from partida.world_forms import CONTROL_FORMS, window_forms
 from personajes import inventory, master_supplies, places
 from personajes.models import CharacterMove, Movement
 
@@ -139,6 +140,9 @@ def world_control(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     if form_class is None:
         raise Http404("No such control")
     form = form_class(request.POST, campaign=campaign, prefix=action)
+    # The world page's settlement (``?en=``, kept in the form's URL): the re-rendered form
+    # offers its rows, and the page comes back with it chosen.
+    scope = world_scope(campaign, request.GET)
     if form.is_valid():
         try:
             text = _run(action, dict(form.cleaned_data), campaign, request.user)
@@ -146,11 +150,14 @@ def world_control(request: HttpRequest, slug: str, action: str) -> HttpResponse:
             add_service_errors(form, exc)
         else:
             messages.success(request, text)
-            return redirect(reverse("mundo:world", kwargs={"slug": slug}) + f"#{_SECTIONS[action]}")
+            query = f"?{scope.query}" if scope.query else ""
+            world = reverse("mundo:world", kwargs={"slug": slug})
+            return redirect(f"{world}{query}#{_SECTIONS[action]}")
+    window_forms({action: form}, scope)
     return render(
         request,
         "partida/world_control.html",
-        {"campaign": campaign, "form": form, "action": action},
+        {"campaign": campaign, "form": form, "action": action, "scope": scope},
         status=400,
     )
 

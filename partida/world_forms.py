@@ -10,8 +10,9 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign, Location, Settlement
+from mundo.world_page import WorldScope
 from nucleo import bounds
-from nucleo.forms import model_choice_field
+from nucleo.forms import model_choice_field, window_choices
 from personajes.models import Character, ItemType
 
 ROUTE_MODES = [("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))]
@@ -178,16 +179,45 @@ CONTROL_FORMS: dict[str, type[_CampaignForm]] = {
 """The world controls by action name (the URL's ``action``)."""
 
 
-def control_forms(campaign: Campaign, query: Any = None) -> dict[str, _CampaignForm]:
-    """Every control's unbound form, by action (for the world page). ``query`` (the page's
-    GET) may preset the give form: ``give`` a character id and ``kind`` an item kind (the
-    pending list's "give water" link); one query then, for the first item of that kind."""
+def window_forms(forms_by_action: dict[str, _CampaignForm], scope: WorldScope) -> None:
+    """Offer only the ``scope``'s rows in the controls' choices (``mundo.world_page``): the
+    chosen settlement's characters (and those not placed yet) and places, the page's
+    settlements. The forms still accept any row of the campaign."""
+    for name, form in forms_by_action.items():
+        for field_name, field in form.fields.items():
+            if not isinstance(field, forms.ModelChoiceField):
+                continue
+            model = field.queryset.model  # type: ignore[union-attr]
+            if model is Character:
+                window_choices(field, scope.characters(field.queryset))  # type: ignore[arg-type]
+            elif model is Location:
+                window_choices(field, scope.places(field.queryset))  # type: ignore[arg-type]
+            elif model is Settlement and name == "move":
+                window_choices(field, scope.settlements())
+            elif model is Settlement:
+                window_choices(field, scope.chosen())
+                if scope.settlement is not None and not form.is_bound:
+                    form.initial[field_name] = scope.settlement.pk
+
+
+def control_forms(
+    campaign: Campaign, query: Any = None, scope: WorldScope | None = None
+) -> dict[str, _CampaignForm]:
+    """Every control's unbound form, by action (for the world page), offering the ``scope``'s
+    rows when given (``window_forms``). ``query`` (the page's GET) may preset the give form:
+    ``give`` a character id and ``kind`` an item kind (the pending list's "give water" link);
+    one query then, for the first item of that kind."""
     forms_by_action = {
         name: cls(campaign=campaign, prefix=name) for name, cls in CONTROL_FORMS.items()
     }
+    if scope is not None:
+        window_forms(forms_by_action, scope)
     preset = give_preset(campaign, query)
     if preset:
         forms_by_action["give"].initial.update(preset)
+        if scope is not None:
+            field = forms_by_action["give"].fields["character"]
+            window_choices(field, scope.characters(field.queryset, also=preset["character"]))  # type: ignore[attr-defined]
     return forms_by_action
 
 

@@ -14,6 +14,7 @@ from django import template
 from django.db.models import Q
 
 from mundo.models import Campaign, WorldRoll
+from mundo.world_page import WorldScope
 from partida.world_forms import control_forms
 from personajes import places
 from personajes.models import CharacterMove, Movement
@@ -25,13 +26,17 @@ WINDOW = 10
 
 
 @register.simple_tag
-def world_controls(campaign: Campaign, query: Any = None) -> dict[str, Any]:
-    """``forms`` by action (``query``, the page's GET, may preset the give form: see
-    ``partida.world_forms.control_forms``; ``open`` names the section to show open then),
+def world_controls(
+    campaign: Campaign, query: Any = None, scope: WorldScope | None = None
+) -> dict[str, Any]:
+    """``forms`` by action, offering the ``scope``'s rows (``mundo.world_page``; ``query``,
+    the page's GET, may preset the give form: see ``partida.world_forms.control_forms``;
+    ``open`` names the section to show open then),
     ``moves`` and ``movements`` (latest ``WINDOW``), and
     ``pending_routes``: each route check with zombies met not yet played, as
     ``(route_check, [characters])`` — the ``route_check`` (a ``WorldRoll``) is the hook the
-    combat pages use to open a fight with those zombies. Five queries."""
+    combat pages use to open a fight with those zombies. Five queries, and a few more for the
+    rows' characters and settlements when there are moves or movements."""
     pending: dict[int, tuple[WorldRoll, list[Any]]] = {}
     for move in (
         CharacterMove.objects.filter(campaign=campaign, outcome=CharacterMove.Outcome.PENDING)
@@ -44,19 +49,14 @@ def world_controls(campaign: Campaign, query: Any = None) -> dict[str, Any]:
     movements = list(
         Movement.objects.filter(Q(from_place__isnull=False) | Q(to_place__isnull=False))
         .filter(campaign=campaign)
-        .select_related(
-            "item_type",
-            "from_character",
-            "to_character",
-            "from_place",
-            "to_place",
-            "made_by",
-            "reversal",
-        )
+        # The characters apart (two small queries when there are rows): with them, seven
+        # joins cost PostgreSQL ~15× more to plan than five (see places.recent_moves).
+        .select_related("item_type", "from_place", "to_place", "made_by", "reversal")
+        .prefetch_related("from_character", "to_character")
         .order_by("-created_at", "-id")[:WINDOW]
     )
     return {
-        "forms": control_forms(campaign, query),
+        "forms": control_forms(campaign, query, scope),
         "open": "supplies" if query and query.get("give") else "",
         "moves": places.recent_moves(campaign.pk, WINDOW),
         "movements": movements,

@@ -123,6 +123,19 @@ def _diary_posts(world: dict[str, Any], n: int) -> None:
         _post(world, world["diary_scene"], world["player_a"], body=f"Día {i}")
 
 
+def _combats(world: dict[str, Any], n: int) -> None:
+    from escenas.combat import combat_open
+
+    for i in range(n):
+        combat_open(
+            scene=world["story"],
+            master=world["master"],
+            kind="zombies",
+            title=f"Pelea {i}",
+            characters=[world["char"]],
+        )
+
+
 def _diary(world: dict[str, Any], n: int) -> None:
     from tests.api.conftest import diary_entry
 
@@ -159,8 +172,9 @@ CASES = {
         "/api/v1/campaigns/la-campana/settlements/",
         "master",
         _settlements,
-        3,
-        "user (session cached), campaign, settlements (statuses computed in Python)",
+        4,
+        "user (session cached), campaign, count, the page of settlements (their statuses "
+        "computed in Python for that page only)",
     ),
     "campaign characters": ListCase(
         "/api/v1/campaigns/la-campana/characters/",
@@ -190,9 +204,9 @@ CASES = {
         "/api/v1/campaigns/la-campana/scenes/",
         "player_a",
         _scenes,
-        6,
+        7,
         "user (session cached), campaign with my role beside it, my characters, count, the page of "
-        "scenes with unread counts, participants, last posts",
+        "scenes with unread counts, the page's diary characters, participants, last posts",
     ),
     "posts": ListCase(
         "/api/v1/scenes/{story}/posts/",
@@ -217,6 +231,15 @@ CASES = {
         _diary,
         6,
         "user (session cached), character, role checks, ETag aggregate, last tick, count, page",
+    ),
+    "combats": ListCase(
+        "/api/v1/scenes/{story}/combats/",
+        "player_a",
+        _combats,
+        11,
+        "user (session cached), scene id→campaign, campaign with my role, my characters, scene, "
+        "participants, count, the page of fights, their combatants, declarations, turns (and "
+        "one for the turns' rolls once a fight has turns)",
     ),
     "roll requests": ListCase(
         "/api/v1/scenes/{story}/roll-requests/",

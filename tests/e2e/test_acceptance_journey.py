@@ -137,8 +137,12 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     # The demo's own movements (its master stocked this stash once too) are not the journey's.
     demo_movements = list(Movement.objects.values_list("pk", flat=True))
     world = live_server.url + reverse("mundo:world", kwargs={"slug": campaign.slug})
+    town = shelter.settlement.name
     for stocked, units in ((water, 200), (food, 300), (paper, 60)):
         boss.goto(world)
+        # The page offers one settlement's places at a time: the master picks the shelter's.
+        boss.locator("#world-scope").get_by_role("link", name=town, exact=True).click()
+        boss.wait_for_selector(f"#world-scope-title:text('Población: {town}')")
         boss.locator("#supplies > summary").click()
         # "From" is left at its first choice, "the master: new supplies".
         assert boss.locator("#id_transfer-from_place").input_value() == ""
@@ -243,6 +247,8 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     assert [status for _path, status in player_seen[-5:] + master_seen[-5:]] == [200] * 10
     review = reverse("personajes:review", kwargs={"pk": nora.pk})
     transfer = reverse("world_control", kwargs={"slug": campaign.slug, "action": "transfer"})
+    # The control is posted from the world page with the shelter's settlement chosen.
+    transfer += f"?en={shelter.settlement_id}"
     rules = reverse("mundo:rules", kwargs={"slug": campaign.slug})
     invitations = reverse("mundo:invitations", kwargs={"slug": campaign.slug})
     assert sorted({path for path, status in master_seen if status == 302}) == sorted(

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from mundo.world_page import PAGE_SIZE
 from tests.factories import CampaignFactory, SettlementFactory
 
 
@@ -116,7 +117,8 @@ def test_campaign_page_queries_do_not_grow_with_settlements(
 ):
     client = client_for(master)
     SettlementFactory(campaign=campaign)
-    # user (session cached), campaign (visibility, with the role in the same query), settlements,
+    # user (session cached), campaign (visibility, with the role in the same query), settlements
+    # (a page of them by name: their count, the page),
     # approved characters with their players (personajes' {% approved_characters %} tag),
     # today's weather records and the grids with their settlements (mundo.selectors.world_on:
     # 2 queries for any number), and for the master the pending list (escenas' {% master_pending
@@ -125,12 +127,15 @@ def test_campaign_page_queries_do_not_grow_with_settlements(
     # are the danger list's forecasts, read once), and the danger list (personajes'
     # {% campaign_forecasts %} tag: the living characters; none here). With characters:
     # tests/escenas/test_pending.py pins 15, whatever their number.
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):
         client.get(campaign.get_absolute_url())
-    SettlementFactory.create_batch(20, campaign=campaign)
-    with django_assert_num_queries(11):
+    SettlementFactory.create_batch(PAGE_SIZE + 5, campaign=campaign)
+    with django_assert_num_queries(12):
         response = client.get(campaign.get_absolute_url())
-    assert len(response.context["statuses"]) == 21
+    assert len(response.context["statuses"]) == PAGE_SIZE
+    response = client.get(campaign.get_absolute_url(), {"page": 2})
+    assert len(response.context["statuses"]) == 6
+    assert "página 2 de 2" in response.content.decode()
 
 
 def test_spanish_even_for_an_english_browser_until_english_is_chosen(master, village):

@@ -1,0 +1,118 @@
+"""The world page's window: the settlements by page (with a name filter) and the one settlement
+the page is about, so that the page costs the same at 3 settlements or 300 (issue 14).
+
+The master picks a settlement in the paginated list (``?en=<id>``, kept across the page's
+links); the places table, the weather and grid lines and every form's choices are that
+settlement's (and the settlements of the list's page, for the forms that choose one). The
+forms still accept any row of the campaign: only what they *offer* is windowed
+(``nucleo.forms.window_choices``). Source: RULES.md R16, R17, R18.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import django_filters
+from django.core.paginator import Page, Paginator
+from django.db.models import Case, Q, QuerySet, Value, When
+from django.utils.http import urlencode
+from django.utils.translation import gettext_lazy as _
+
+from mundo.models import Campaign, Grid, Location, Settlement
+
+PAGE_SIZE = 20
+"""Settlements per page of the world page's list."""
+
+WINDOW = 50
+"""Most rows a form's select or checkbox list offers (places, characters of the settlement)."""
+
+
+class SettlementFilter(django_filters.FilterSet):
+    """``?q=`` settlements whose name contains it (any case)."""
+
+    q = django_filters.CharFilter(
+        field_name="name", lookup_expr="icontains", label=_("Settlement's name contains")
+    )
+
+    class Meta:
+        model = Settlement
+        fields: list[str] = []
+
+
+@dataclass(frozen=True, slots=True)
+class WorldScope:
+    """What the world page shows: ``page`` (a ``Paginator`` page of ``Settlement`` rows with
+    their campaign loaded), ``filter`` (the ``SettlementFilter``, for its form), ``settlement``
+    (the chosen one; ``None`` only when the campaign has none or the filter matches none) and
+    ``query`` (the filter and choice as a query string, for the page links). The rows its
+    methods return are fetched once per page (several forms offer the same ones)."""
+
+    page: Page
+    filter: SettlementFilter
+    settlement: Settlement | None
+    query: str
+    fetched: dict[str, list[Any]] = field(default_factory=dict, repr=False, compare=False)
+
+    def rows(self, queryset: QuerySet[Any]) -> list[Any]:
+        """``queryset``'s rows, fetched once per scope (keyed on its SQL)."""
+        key = str(queryset.query)
+        if key not in self.fetched:
+            self.fetched[key] = list(queryset)
+        return self.fetched[key]
+
+    def settlements(self) -> list[Settlement]:
+        """The page's settlements and the chosen one, by name (no query): what a form that
+        sends characters somewhere offers."""
+        rows = list(self.page.object_list)
+        if self.settlement is not None and self.settlement not in rows:
+            rows.append(self.settlement)
+        return sorted(rows, key=lambda s: (s.name, s.pk))
+
+    def chosen(self) -> list[Settlement]:
+        """The chosen settlement alone (no query): what a form about one settlement offers."""
+        return [self.settlement] if self.settlement is not None else []
+
+    def places(self, queryset: QuerySet[Location]) -> list[Location]:
+        """``queryset`` narrowed to the chosen settlement's places, at most ``WINDOW``."""
+        return self.rows(queryset.filter(settlement=self.settlement)[:WINDOW])
+
+    def characters(self, queryset: QuerySet[Any], also: int | None = None) -> list[Any]:
+        """``queryset`` (characters) narrowed to those in the chosen settlement or in none
+        (not placed yet), and the one with pk ``also`` (a link's preset) first when given;
+        at most ``WINDOW``."""
+        here = Q(settlement=self.settlement) | Q(settlement__isnull=True)
+        if also is None:
+            return self.rows(queryset.filter(here).order_by("name", "pk")[:WINDOW])
+        first = Case(When(pk=also, then=Value(0)), default=Value(1))
+        return self.rows(queryset.filter(here | Q(pk=also)).order_by(first, "name", "pk")[:WINDOW])
+
+    def grids(self, queryset: QuerySet[Grid]) -> list[Grid]:
+        """``queryset`` (grids) narrowed to the region's and the chosen settlement's."""
+        return self.rows(
+            queryset.filter(Q(settlement=self.settlement) | Q(settlement__isnull=True))
+        )
+
+
+def _id(value: Any) -> int | None:
+    text = str(value or "")
+    return int(text) if text.isdigit() and len(text) < 12 else None
+
+
+def world_scope(campaign: Campaign, query: Any) -> WorldScope:
+    """The world page's window from its GET ``query`` (``q``, ``page``, ``en``; the page's
+    forms post to URLs that keep it). A bad ``page`` gives the nearest page, a bad or foreign
+    ``en`` the page's first settlement. Three queries at most."""
+    settlements = Settlement.objects.filter(campaign=campaign).select_related("campaign")
+    found = SettlementFilter(query or None, queryset=settlements.order_by("name", "pk"))
+    page = Paginator(found.qs, PAGE_SIZE).get_page((query or {}).get("page"))
+    wanted = _id((query or {}).get("en"))
+    settlement = next((s for s in page if s.pk == wanted), None)
+    if settlement is None and wanted is not None:
+        settlement = settlements.filter(pk=wanted).first()
+    if settlement is None and page.object_list:
+        settlement = page[0]
+    params = {k: v for k, v in (("q", (query or {}).get("q", "")),) if v}
+    if settlement is not None:
+        params["en"] = str(settlement.pk)
+    return WorldScope(page=page, filter=found, settlement=settlement, query=urlencode(params))

@@ -1,0 +1,156 @@
+"""The world page is bounded (issue 14): settlements by page with a name filter, one chosen
+settlement whose places, weather, grids, characters and form choices are shown, the forms
+still accepting any row of the campaign; the same number of queries at 1 and many rows.
+
+Cast: ``master`` runs ``campaign`` (day 7).
+"""
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from mundo.models import Grid
+from mundo.world_page import PAGE_SIZE
+from personajes.models import Character, InventoryItem
+from tests.factories import CharacterFactory, ItemTypeFactory, SettlementFactory
+from tests.mundo.factories import LocationFactory, ShelterFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def spanish():
+    with translation.override("es"):
+        yield
+
+
+def _client(master):
+    client = Client()
+    client.force_login(master)
+    return client
+
+
+def _world(campaign, n, player):
+    """``n`` settlements named Pueblo 000…, each with a shelter, a dwelling, a grid and two
+    approved characters living there."""
+    made = []
+    for i in range(n):
+        town = SettlementFactory(campaign=campaign, name=f"Pueblo {i:03}", slug=f"p-{i:03}")
+        home = ShelterFactory(settlement=town, name=f"Refugio {i:03}")
+        LocationFactory(settlement=town, name=f"Casa {i:03}")
+        Grid.objects.create(campaign=campaign, settlement=town)
+        for j in range(2):
+            CharacterFactory(
+                campaign=campaign,
+                player=player,
+                name=f"Vecino {i:03}-{j}",
+                status=Character.Status.APPROVED,
+                settlement=town,
+                shelter=home,
+            )
+        made.append(town)
+    ItemTypeFactory(campaign=campaign, name="Agua embotellada", kind="water")
+    return made
+
+
+def _options(html, name):
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S)
+    assert select is not None, name
+    return re.findall(r"<option[^>]*>([^<]*)</option>", select.group(1))
+
+
+@pytest.mark.parametrize("n", [1, 3 * PAGE_SIZE])
+def test_the_world_page_costs_the_same_queries_at_one_and_many_settlements(
+    n, master, player_a, campaign, django_assert_num_queries
+):
+    _world(campaign, n, player_a)
+    client = _client(master)
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    client.get(url)
+    with django_assert_num_queries(20):
+        response = client.get(url)
+    assert response.status_code == 200
+
+
+def test_the_world_page_shows_one_page_of_settlements_and_the_chosen_ones_rows(
+    master, player_a, campaign
+):
+    towns = _world(campaign, PAGE_SIZE + 5, player_a)
+    client = _client(master)
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    html = client.get(url).content.decode()
+    # The first page: PAGE_SIZE settlements in the tallies; the first is chosen.
+    assert "Pueblo 000" in html and f"Pueblo {PAGE_SIZE - 1:03}" in html
+    assert f"Pueblo {PAGE_SIZE:03}" not in html
+    assert "Población: Pueblo 000" in html
+    assert _options(html, "shelter-character") == ["— elige —", "Vecino 000-0", "Vecino 000-1"]
+    assert _options(html, "transfer-to_place") == [
+        "— el máster: se retira —",
+        "Refugio 000 (refugio)",
+    ]
+    assert _options(html, "tally-settlement") == ["— elige —", "Pueblo 000"]
+    assert len(_options(html, "move-settlement")) == PAGE_SIZE + 1
+    assert "Casa 001" not in html
+    # Page 2, another settlement chosen: its rows, the filter kept in the forms' URLs.
+    last = towns[-1]
+    html = client.get(url, {"page": 2, "en": last.pk}).content.decode()
+    assert f"Población: {last.name}" in html
+    assert _options(html, "shelter-shelter") == [
+        "— ninguno: a la intemperie —",
+        "Refugio 024 (refugio)",
+    ]
+    assert f'mundo/control/give/?en={last.pk}"' in html
+    assert "Pueblo 000" not in html.split('id="tallies"')[1].split("</table>")[0]
+
+
+def test_the_name_filter_finds_a_settlement_on_any_page(master, player_a, campaign):
+    _world(campaign, PAGE_SIZE + 5, player_a)
+    client = _client(master)
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    html = client.get(url, {"q": "pueblo 02"}).content.decode()
+    assert "Población: Pueblo 020" in html
+    assert "Pueblo 019" not in html
+    html = client.get(url, {"q": "Nadaparecido"}).content.decode()
+    assert "Ninguna población coincide con ese nombre." in html
+
+
+def test_a_form_accepts_a_row_it_did_not_offer_and_comes_back_to_the_same_settlement(
+    master, player_a, campaign
+):
+    towns = _world(campaign, 3, player_a)
+    far = Character.objects.get(name="Vecino 002-1")
+    water = campaign.item_types.get(name="Agua embotellada")
+    client = _client(master)
+    url = reverse("world_control", kwargs={"slug": campaign.slug, "action": "give"})
+    # The page chose Pueblo 000; the character lives in Pueblo 002 (posted by hand).
+    response = client.post(
+        f"{url}?en={towns[0].pk}",
+        {
+            "give-character": far.pk,
+            "give-direction": "give",
+            "give-item_type": water.pk,
+            "give-quantity": "2",
+        },
+    )
+    world = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    assert response.status_code == 302
+    assert response["Location"] == f"{world}?en={towns[0].pk}#supplies"
+    assert InventoryItem.objects.get(character=far, item_type=water).quantity == 2
+    # A character of no campaign row is refused with the field's message, the page's
+    # settlement's choices offered again.
+    response = client.post(
+        f"{url}?en={towns[1].pk}",
+        {
+            "give-character": 999_999,
+            "give-direction": "give",
+            "give-item_type": water.pk,
+            "give-quantity": "2",
+        },
+    )
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "Escoja una opción válida" in html
+    assert _options(html, "give-character") == ["— elige —", "Vecino 001-0", "Vecino 001-1"]
