@@ -22,6 +22,7 @@ from escenas.rendering import render_markdown
 from escenas.scenes import diary_title
 from escenas.tasks import notify_posts
 from mundo.world_texts import sky_name
+from nucleo.rules_labels import line_label
 from personajes.models import Character
 
 DIARY_KEY = "diario:{day}"
@@ -92,7 +93,7 @@ def diary_entry_markdown(entry: Any) -> str:
             % {"x": entry.infection_day, "y": entry.infection_duration}
         )
     breakdown = ", ".join(
-        f"{item.get('label', item.get('source', ''))} {int(item.get('points', 0))}"
+        f"{line_label(item)} {int(item.get('points', 0))}"
         for item in (entry.penalty_breakdown or [])
     )
     lines.append(
