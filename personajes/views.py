@@ -35,7 +35,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import (
     require_GET,
     require_http_methods,
-    require_POST,
     require_safe,
 )
 from django.views.decorators.vary import vary_on_headers
