@@ -99,7 +99,12 @@ def test_1999_kcal_is_a_hungry_day(campaign, shelter):
     day = entry(pc, 7)
     assert day.kcal_eaten == pytest.approx(1999)
     assert (pc.hunger_days, day.hunger_days) == (1, 1)
-    assert {"source": "hunger", "label": "Hambre (1 día)", "points": 10} in day.penalty_breakdown
+    assert {
+        "source": "hunger",
+        "label": "Hambre (1 día)",
+        "points": 10,
+        "params": {"days": 1},
+    } in day.penalty_breakdown
 
 
 def test_2000_kcal_from_carried_then_the_shelter_stash(campaign, shelter):
