@@ -22,6 +22,8 @@ from escenas.rendering import render_markdown
 from escenas.scenes import diary_title
 from escenas.tasks import notify_posts
 from mundo.world_texts import sky_name
+from nucleo import readers
+from nucleo.rules_labels import line_label
 from personajes.models import Character
 
 DIARY_KEY = "diario:{day}"
@@ -92,7 +94,7 @@ def diary_entry_markdown(entry: Any) -> str:
             % {"x": entry.infection_day, "y": entry.infection_duration}
         )
     breakdown = ", ".join(
-        f"{item.get('label', item.get('source', ''))} {int(item.get('points', 0))}"
+        f"{line_label(item)} {int(item.get('points', 0))}"
         for item in (entry.penalty_breakdown or [])
     )
     lines.append(
@@ -164,8 +166,11 @@ def diary_posts_create(*, entries: Sequence[Any]) -> list[Post]:
     ``entries``: ``personajes.DiaryEntry`` objects of one campaign and day. A diary scene is
     created for a character that has none. Running twice for the same day adds nothing (the
     posts are keyed ``diario:<day>`` per diary scene). Returns the posts created now.
-    Queries: characters (1), scenes (1), missing scenes (0–2), existing keys (1), insert (1),
-    scene times (1). Source: RULES.md R24 step 6–7, R25.
+    Each post is written in its character's player's language (``nucleo.readers``; dates in
+    the site's zone): the diary is theirs, whoever advanced the day. Queries: characters (1),
+    scenes (1), missing scenes (0–2), existing keys (1), the players' languages (1), insert
+    (1), scene times (1).
+    Source: RULES.md R24 step 6–7, R25.
     """
     entries = list(entries)
     if not entries:
@@ -178,6 +183,12 @@ def diary_posts_create(*, entries: Sequence[Any]) -> list[Post]:
         ).values_list("scene_id", "idempotency_key")
     )
     now = timezone.now()
+    owners = {  # each character's player's language (none: the site's)
+        pk: readers.Reader(language=language or "")
+        for pk, language in Character.objects.filter(
+            pk__in={e.character_id for e in entries}
+        ).values_list("pk", "player__reader_settings__language")
+    }
     new_posts = []
     for entry in entries:
         scene = scenes[entry.character_id]
@@ -185,14 +196,15 @@ def diary_posts_create(*, entries: Sequence[Any]) -> list[Post]:
         if (scene.pk, key) in taken:
             continue
         taken.add((scene.pk, key))
-        body = diary_entry_markdown(entry)
+        with readers.as_reader(owners.get(entry.character_id, readers.DEFAULT)):
+            body, speaker = diary_entry_markdown(entry), _("Diary")
         new_posts.append(
             Post(
                 campaign_id=scene.campaign_id,
                 scene=scene,
                 author=None,
                 voice=Post.Voice.NARRATOR,
-                speaker_name=_("Diary"),
+                speaker_name=speaker,
                 by_master=False,
                 body=body,
                 body_html=render_markdown(body),

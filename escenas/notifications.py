@@ -457,13 +457,17 @@ class _PostBodies:
         self.marker = f"unsubscribe-{secrets.token_hex(16)}"
         self._done: dict[tuple[Any, ...], tuple[str, str]] = {}
 
-    def of(self, post: Post, view: selectors.PostView, leave: str) -> tuple[str, str]:
-        """The (text, HTML) bodies about ``post`` as ``view`` shows it, linking to ``leave``."""
+    def of(
+        self, post: Post, view: selectors.PostView, leave: str, mentioned: bool = False
+    ) -> tuple[str, str]:
+        """The (text, HTML) bodies about ``post`` as ``view`` shows it, linking to ``leave``,
+        for a reader the post names when ``mentioned``."""
         # Rendered once per language and time zone too: each reader's own (``as_reader``).
         key = (
             translation.get_language(),
             timezone.get_current_timezone_name(),
             post.pk,
+            mentioned,
             *(getattr(view, f.name) for f in fields(view) if f.name != "post"),
         )
         if key not in self._done:
@@ -475,6 +479,7 @@ class _PostBodies:
                 "url": _absolute(post.get_absolute_url()),
                 "settings_url": _absolute(reverse("escenas:notifications")),
                 "unsubscribe_url": self.marker,
+                "mentioned": mentioned,
             }
             self._done[key] = (
                 render_to_string("escenas/email/post.txt", context),
@@ -488,23 +493,19 @@ class _PostBodies:
 def _post_message(
     user: Any, post: Post, view: selectors.PostView, bodies: _PostBodies
 ) -> OutboxMessage:
-    """The (unsaved) outbox message telling ``user`` about ``post``, as ``view`` shows it;
-    ``bodies`` shares the rendering between the readers of one queueing."""
+    """The (unsaved) outbox message telling ``user`` about ``post`` as ``view`` shows it (and
+    that it names them: "… te ha mencionado"); ``bodies`` shares the rendering. No query."""
     campaign = post.scene.campaign
     leave = unsubscribe_url(user_id=user.pk, campaign_id=campaign.pk, scene_id=post.scene_id)
-    body_text, body_html = bodies.of(post, view, leave)
-    if post.scene.kind == Scene.Kind.DIARY:  # the scene is the diary: "Diario de X, día 7"
-        subject = _("[%(campaign)s] %(scene)s, day %(day)s") % {
-            "campaign": campaign.name,
-            "scene": post.scene.title,
-            "day": post.day,
-        }
+    mentioned = any(u.pk == user.pk for u in post.mentions.all())
+    body_text, body_html = bodies.of(post, view, leave, mentioned)
+    names = {"campaign": campaign.name, "scene": post.scene.title, "speaker": post.speaker_name}
+    if mentioned:
+        subject = _("[%(campaign)s] %(scene)s: %(speaker)s mentioned you") % names
+    elif post.scene.kind == Scene.Kind.DIARY:  # the scene is the diary: "Diario de X, día 7"
+        subject = _("[%(campaign)s] %(scene)s, day %(day)s") % {**names, "day": post.day}
     else:
-        subject = _("[%(campaign)s] %(scene)s: %(speaker)s") % {
-            "campaign": campaign.name,
-            "scene": post.scene.title,
-            "speaker": post.speaker_name,
-        }
+        subject = _("[%(campaign)s] %(scene)s: %(speaker)s") % names
     return message_new(
         to=user.email,
         subject=subject,

@@ -203,7 +203,10 @@ def roll_set_threshold(*, roll: Roll, master: AnyUser, threshold: int) -> Roll:
     already = ServiceError(_("This roll's threshold has already been set."), code=THRESHOLD_SET)
     if stored.base_threshold is not None:
         raise already
-    penalty = [Modifier(m["source"], m["label"], int(m["points"])) for m in stored.modifiers]
+    penalty = [
+        Modifier(m["source"], m["label"], int(m["points"]), m.get("params") or {})
+        for m in stored.modifiers
+    ]
     try:
         result = action_from_dice(stored.trait_value, base, stored.dice, penalty)
     except RulesError as exc:

@@ -35,7 +35,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import (
     require_GET,
     require_http_methods,
-    require_POST,
     require_safe,
 )
 from django.views.decorators.vary import vary_on_headers
@@ -244,11 +243,15 @@ def _detail_context(
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def character_review(request: HttpRequest, pk: int) -> HttpResponse:
-    """The master approves a submitted sheet or returns it with a comment (R5)."""
+    """The master approves a submitted sheet or returns it with a comment (R5). A GET (the
+    "Review" link of the pending list, «Mi mesa» and the sheet e-mail) goes to the sheet's
+    review form."""
     access = access_character(request.user, pk, master=True)
     character = access.character
+    if request.method == "GET":
+        return redirect(character.get_absolute_url() + "#review-title")
     form = forms.ReviewForm(request.POST)
     if form.is_valid():
         approve = form.cleaned_data["decision"] == forms.ReviewForm.APPROVE

@@ -336,34 +336,26 @@ def action_penalty(
     (``disease_day``, the current day counted: a disease's first day already costs 5)
     + 1 if wet last night + 10 if soiled last night + 5 if dirty and the roll is
     ``dirt_sensitive``; plus ``infection_day_action_points`` × infection days (0 by default).
-    Points are subtracted from action thresholds. Labels are Spanish, e.g. "Hambre (2 días)".
+    Points are subtracted from action thresholds. Labels are Spanish, e.g. "Hambre (2 días)";
+    the day-counted lines (hunger, thirst, fatigue, disease, infection) carry ``{"days": n}`` in
+    their ``params``.
     Source: RULES.md R9 (R6, R7, R8, R12).
     """
     s = settings
     lines: list[Modifier] = []
 
-    def add(source: str, label: str, points: int) -> None:
+    def add(source: str, label: str, points: int, **params: int) -> None:
         if points:
-            lines.append(Modifier(source, label, int(points)))
+            lines.append(Modifier(source, label, int(points), params))
 
-    need = s.need_day_action_points
-    add("hunger", f"Hambre ({_days(state.hunger_days)})", need * state.hunger_days)
-    add("thirst", f"Sed ({_days(state.thirst_days)})", need * state.thirst_days)
-    add(
-        "fatigue",
-        f"Fatiga ({_days(state.fatigue_days)})",
-        s.need_day_action_points * state.fatigue_days,
-    )
-    add(
-        "disease",
-        f"Enfermedad ({_days(state.disease_day)})",
-        s.disease_day_action_points * state.disease_day,
-    )
-    add(
-        "infection",
-        f"Infección ({_days(state.infection_day)})",
-        s.infection_day_action_points * state.infection_day,
-    )
+    for source, word, days, per_day in (
+        ("hunger", "Hambre", state.hunger_days, s.need_day_action_points),
+        ("thirst", "Sed", state.thirst_days, s.need_day_action_points),
+        ("fatigue", "Fatiga", state.fatigue_days, s.need_day_action_points),
+        ("disease", "Enfermedad", state.disease_day, s.disease_day_action_points),
+        ("infection", "Infección", state.infection_day, s.infection_day_action_points),
+    ):
+        add(source, f"{word} ({_days(days)})", per_day * days, days=int(days))
     add("wet", "Se orinó encima anoche", s.wet_action_points if state.wet_last_night else 0)
     add(
         "soiled",

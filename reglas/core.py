@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,15 +22,25 @@ class Modifier:
     """One line of a breakdown: where some points come from.
 
     ``source`` is a short machine slug (``"hunger"``, ``"dirt"``…), ``label`` the Spanish text
-    shown to players, ``points`` a signed integer of percentage points.
+    (what the CLI prints), ``points`` a signed integer of percentage points, ``params`` the
+    values the label is made of (``{"days": 2}``, ``{"season": "invierno"}``…: plain numbers
+    and slugs), so the apps word the line in the reader's language from ``source`` and
+    ``params`` (``nucleo.rules_labels``). ``params`` takes no part in equality or hashing.
     """
 
     source: str
     label: str
     points: int
+    params: Mapping[str, int | float | str | None] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     def as_dict(self) -> dict[str, object]:
-        return {"source": self.source, "label": self.label, "points": self.points}
+        """The line as JSON-able data; ``params`` only when there are some."""
+        out: dict[str, object] = {"source": self.source, "label": self.label, "points": self.points}
+        if self.params:
+            out["params"] = dict(self.params)
+        return out
 
 
 Breakdown = tuple[Modifier, ...]

@@ -144,3 +144,19 @@ def _media_in_a_temporary_folder(request, tmp_path_factory):
     settings = request.getfixturevalue("settings")
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
     yield
+
+
+@pytest.fixture(autouse=True)
+def _site_language_at_start(request):
+    """Each test starts in the site's language. A test client's request leaves the language
+    LocaleMiddleware activated for it in the thread (an English page, say), and the next test
+    would otherwise word its texts in English (seen: the tick's message after the
+    both-languages test). The engine's tests (no Django) skip this."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        yield
+        return
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield

@@ -1,6 +1,7 @@
 """Template filters for the world's ledger: ``{{ roll|world_roll_text }}`` (what a world roll
-found, in the reader's language) and ``{{ roll|world_roll_dice }}`` (its dice, or nothing when
-it stored none to show). Source: RULES.md R16, R18, R22, R23."""
+found, in the reader's language), ``{{ roll|world_roll_dice }}`` (its dice, or nothing when
+it stored none to show) and ``{{ line|line_label }}`` (a breakdown line of the engine, R9, R10,
+R12, in the reader's language). Source: RULES.md R16, R18, R22, R23."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from typing import Any
 from django import template
 
 from mundo.world_texts import sky_name, world_roll_dice, world_roll_text
+from nucleo.rules_labels import line_label
 
 register = template.Library()
 register.filter("world_roll_text", world_roll_text)
+register.filter("line_label", line_label)
 
 
 @register.filter("world_roll_dice")

@@ -135,7 +135,8 @@ def resistance_modifiers(
     days_treated: int, unhygienic_days: int, settings: RuleSettings = DEFAULT_SETTINGS
 ) -> Breakdown:
     """The disease's own lines of the resistance roll, as penalty lines (points subtracted):
-    −5 per day treated with medicines (a bonus), +5 per sick day in inadequate hygiene.
+    −5 per day treated with medicines (a bonus), +5 per sick day in inadequate hygiene; each
+    line's ``params`` is ``{"days": n}``.
 
     Source: RULES.md R12."""
     lines = []
@@ -145,6 +146,7 @@ def resistance_modifiers(
                 "treated",
                 f"Tratado con medicinas ({_days(days_treated)})",
                 -settings.resistance_per_treated_day * days_treated,
+                {"days": int(days_treated)},
             )
         )
     if unhygienic_days:
@@ -153,6 +155,7 @@ def resistance_modifiers(
                 "unhygienic_sick",
                 f"Enfermo sin higiene adecuada ({_days(unhygienic_days)})",
                 settings.resistance_per_unhygienic_day * unhygienic_days,
+                {"days": int(unhygienic_days)},
             )
         )
     return tuple(lines)

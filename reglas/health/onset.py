@@ -131,22 +131,27 @@ def disease_probability(
     night + 5 if precipitation + 1 per whole degree of the minimum below 0 °C + 10 ×
     unhygienic days + 5 dirt + 10 extra dirt + 10 × hunger, thirst and fatigue days. The
     breakdown has only non-zero lines except the season base, always shown; its total may exceed
-    100 (p does not). Rulebook example: winter, one sick housemate, snow,
+    100 (p does not). Each line's ``params`` hold its values: ``season`` (the canonical name),
+    ``count`` (sick housemates), ``min_temp_c`` and ``degrees`` (cold), ``days`` (unhygienic,
+    hunger, thirst, fatigue). Rulebook example: winter, one sick housemate, snow,
     −3 °C, one hungry day → 28. Raises RulesError for an unknown season.
     Source: RULES.md R10.
     """
     s = settings
     season = normalise_season(inputs.season)
-    lines: list[Modifier] = [Modifier("season", f"Estación: {season}", s.season_base(season))]
+    lines: list[Modifier] = [
+        Modifier("season", f"Estación: {season}", s.season_base(season), {"season": season})
+    ]
 
-    def add(source: str, label: str, points: int) -> None:
+    def add(source: str, label: str, points: int, **params: int | float | None) -> None:
         if points:
-            lines.append(Modifier(source, label, int(points)))
+            lines.append(Modifier(source, label, int(points), params))
 
     add(
         "sick_housemates",
         f"Enfermos en el refugio ({inputs.sick_housemates})",
         s.sick_housemate_disease_points * inputs.sick_housemates,
+        count=int(inputs.sick_housemates),
     )
     add("wet", "Se orinó encima anoche", s.wet_action_points if inputs.wet_last_night else 0)
     add(
@@ -164,18 +169,24 @@ def disease_probability(
         "cold",
         f"Frío (mínima {_temp(inputs.min_temp_c)}: {degrees} bajo cero)",
         s.cold_degree_disease_points * degrees,
+        min_temp_c=None if inputs.min_temp_c is None else float(inputs.min_temp_c),
+        degrees=degrees,
     )
     add(
         "unhygienic",
         f"Sin higiene adecuada ({_days(inputs.unhygienic_days)})",
         s.unhygienic_day_disease_points * inputs.unhygienic_days,
+        days=inputs.unhygienic_days,
     )
     add("dirt", "Suciedad", s.dirt_disease_points if inputs.dirty else 0)
     add("extra_dirt", "Suciedad extra", s.extra_dirt_disease_points if inputs.extra_dirt else 0)
     need = s.need_day_disease_points
-    add("hunger", f"Hambre ({_days(inputs.hunger_days)})", need * inputs.hunger_days)
-    add("thirst", f"Sed ({_days(inputs.thirst_days)})", need * inputs.thirst_days)
-    add("fatigue", f"Fatiga ({_days(inputs.fatigue_days)})", need * inputs.fatigue_days)
+    for source, word, days in (
+        ("hunger", "Hambre", inputs.hunger_days),
+        ("thirst", "Sed", inputs.thirst_days),
+        ("fatigue", "Fatiga", inputs.fatigue_days),
+    ):
+        add(source, f"{word} ({_days(days)})", need * days, days=int(days))
     breakdown = tuple(lines)
     return clamp_threshold(breakdown_total(breakdown)), breakdown
 

@@ -50,12 +50,54 @@ def watch(page, seen: list[tuple[str, int]]) -> None:
     page.on("response", on_response)
 
 
+def invitation_made(boss, live_server, campaign) -> str:
+    """The master (page ``boss``) makes an invitation link on the invitations page; returns
+    its path."""
+    boss.goto(f"{live_server.url}/partidas/{campaign.slug}/invitaciones/")
+    links = boss.get_by_label("Enlace de invitación")
+    before = {links.nth(i).input_value() for i in range(links.count())}
+    boss.get_by_role("button", name="Crear un enlace").click()
+    boss.wait_for_load_state()
+    (link,) = {links.nth(i).input_value() for i in range(links.count())} - before
+    return urlsplit(link).path
+
+
+def sign_up_and_join(page, live_server, invitation_path: str, campaign, name="nora") -> None:
+    """A visitor (``page``, Spanish) follows the invitation, signs up as ``name`` (the code
+    read from the outbox row: allauth's mails go through it) and joins as a player."""
+    from nucleo.models import OutboxMessage
+
+    page.goto(live_server.url + invitation_path)
+    page.locator("main").get_by_role("link", name="Registrarse").click()
+    page.fill("#id_username", name)
+    page.fill("#id_email", f"{name}@example.com")
+    page.fill("#id_password1", "una-clave-larga-9")
+    page.fill("#id_password2", "una-clave-larga-9")
+    page.locator("main").get_by_role("button", name="Registrarse").click()
+    page.wait_for_selector("#id_code")
+    body = OutboxMessage.objects.get(recipient=f"{name}@example.com").body_text
+    page.fill("#id_code", re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", body, re.M).group(1))
+    page.get_by_role("button", name="Confirmar").click()
+    page.wait_for_url(live_server.url + invitation_path)
+    page.get_by_role("button", name="Unirme como jugador").click()
+    page.wait_for_url(live_server.url + campaign.get_absolute_url())
+
+
+def sheet_sent(page, live_server, campaign, name="Nora Prieto") -> None:
+    """The new player builds the 10-point sheet (``POINTS``) and sends it to the master."""
+    page.goto(f"{live_server.url}/partidas/{campaign.slug}/personajes/nuevo/")
+    page.fill("#id_name", name)
+    for slug, value in POINTS.items():
+        page.fill(f"#id_trait_{slug}", str(value))
+    page.get_by_role("button", name="Enviar al máster").click()
+    page.wait_for_selector(f"h1:has-text('{name}')")
+
+
 def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # noqa: F811
     from django.core.management import call_command
     from django.urls import reverse
 
     from mundo.models import Campaign, Location, Membership
-    from nucleo.models import OutboxMessage
     from personajes.models import Character, DiaryEntry, ItemType, Movement, ShelterStash
 
     call_command("cargar_demo", stdout=StringIO())
@@ -68,41 +110,17 @@ def test_invitation_to_day_37_alive(transactional_db, live_server, browser):  # 
     boss = signed_in_page(browser, live_server, master)
     watch(boss, master_seen)
     boss.on("dialog", lambda dialog: dialog.accept())  # "Avanzar día" asks to confirm
-    boss.goto(f"{live_server.url}/partidas/{campaign.slug}/invitaciones/")
-    links = boss.get_by_label("Enlace de invitación")
-    before = {links.nth(i).input_value() for i in range(links.count())}
-    boss.get_by_role("button", name="Crear un enlace").click()
-    boss.wait_for_load_state()
-    (link,) = {links.nth(i).input_value() for i in range(links.count())} - before
-    invitation_path = urlsplit(link).path
+    invitation_path = invitation_made(boss, live_server, campaign)
 
     # --- invitation → sign-up → join ---
     context = browser.new_context(viewport={"width": 375, "height": 812}, locale="es-ES")
     page = context.new_page()
     page.set_default_timeout(15_000)
     watch(page, player_seen)
-    page.goto(live_server.url + invitation_path)
-    page.locator("main").get_by_role("link", name="Registrarse").click()
-    page.fill("#id_username", "nora")
-    page.fill("#id_email", "nora@example.com")
-    page.fill("#id_password1", "una-clave-larga-9")
-    page.fill("#id_password2", "una-clave-larga-9")
-    page.locator("main").get_by_role("button", name="Registrarse").click()
-    page.wait_for_selector("#id_code")
-    body = OutboxMessage.objects.get(recipient="nora@example.com").body_text
-    page.fill("#id_code", re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", body, re.M).group(1))
-    page.get_by_role("button", name="Confirmar").click()
-    page.wait_for_url(live_server.url + invitation_path)
-    page.get_by_role("button", name="Unirme como jugador").click()
-    page.wait_for_url(live_server.url + campaign.get_absolute_url())
+    sign_up_and_join(page, live_server, invitation_path, campaign)
 
     # --- the 10-point sheet, sent to the master ---
-    page.goto(f"{live_server.url}/partidas/{campaign.slug}/personajes/nuevo/")
-    page.fill("#id_name", "Nora Prieto")
-    for slug, value in POINTS.items():
-        page.fill(f"#id_trait_{slug}", str(value))
-    page.get_by_role("button", name="Enviar al máster").click()
-    page.wait_for_selector("h1:has-text('Nora Prieto')")
+    sheet_sent(page, live_server, campaign)
     nora = Character.objects.get(campaign=campaign, name="Nora Prieto")
     assert nora.status == Character.Status.SUBMITTED
 

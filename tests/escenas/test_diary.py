@@ -65,6 +65,19 @@ def test_diary_post_text_and_notification(
     assert sorted(m.to[0] for m in mailoutbox) == sorted([player_a.email, master.email])
 
 
+def test_each_diary_post_is_in_its_players_language(campaign, master, player_a, player_b, char_a):
+    from nucleo.models import UserSettings
+
+    UserSettings.objects.create(user=player_a, language="en", time_zone="Europe/Madrid")
+    bruno = CharacterFactory(campaign=campaign, player=player_b, status=Character.Status.APPROVED)
+    posts = diary.diary_posts_create(entries=saved_entries([char_a, bruno], 7))
+    by_character = {p.scene.diary_character_id: p for p in posts}
+    english, spanish = by_character[char_a.pk], by_character[bruno.pk]
+    assert english.speaker_name == "Diary" and "**Day 7** (08/11/2026)" in english.body
+    assert "Action penalty: 20" in english.body
+    assert spanish.speaker_name == "Diario" and "**Día 7** (08/11/2026)" in spanish.body
+
+
 def test_diary_page_shows_the_table_and_an_accessible_chart(campaign, player_a, player_b, char_a):
     for day in (5, 6, 7):
         diary.diary_posts_create(

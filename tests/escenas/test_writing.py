@@ -245,6 +245,29 @@ def test_a_mention_follows_the_mentioned_members_settings(story, player_a, playe
     assert "bruno" not in told(post)
 
 
+def test_the_mention_email_says_so_in_the_readers_language(
+    story, master, player_a, player_b, char_a
+):
+    from nucleo.models import OutboxMessage, UserSettings
+
+    UserSettings.objects.create(user=player_b, language="en", time_zone="Europe/Madrid")
+    post = write(story, player_a, "@bruno y @master, mirad esto", character=char_a)
+    mails = {m.recipient: m for m in OutboxMessage.objects.filter(topic=f"post:{post.pk}")}
+    bruno, boss = mails["bruno@example.com"], mails["master@example.com"]
+    # bruno reads English; the master (no settings) the site's Spanish.
+    assert bruno.subject == "[La Campaña] La gasolinera: Ana Forastera mentioned you"
+    assert "Ana Forastera mentioned you in “La gasolinera” (La Campaña):" in bruno.body_text
+    assert "because you were mentioned in this scene" in bruno.body_text
+    assert "mentioned you in" in bruno.body_html
+    assert boss.subject == "[La Campaña] La gasolinera: Ana Forastera te ha mencionado"
+    assert "Ana Forastera te ha mencionado en «La gasolinera» (La Campaña):" in boss.body_text
+    assert "porque te han mencionado en esta escena" in boss.body_text
+    # A participant who is not named gets the ordinary e-mail.
+    plain = write(story, master, "Sin nombres.", voice="narrator")
+    (told_a,) = OutboxMessage.objects.filter(topic=f"post:{plain.pk}")
+    assert "mencionado" not in told_a.subject + told_a.body_text
+
+
 def test_an_edit_that_adds_a_mention_tells_only_the_newly_named(story, player_a, player_b, char_a):
     post = write(story, player_a, "Sin nombres", character=char_a)
     before = told(post)

@@ -99,7 +99,12 @@ def test_1999_kcal_is_a_hungry_day(campaign, shelter):
     day = entry(pc, 7)
     assert day.kcal_eaten == pytest.approx(1999)
     assert (pc.hunger_days, day.hunger_days) == (1, 1)
-    assert {"source": "hunger", "label": "Hambre (1 día)", "points": 10} in day.penalty_breakdown
+    assert {
+        "source": "hunger",
+        "label": "Hambre (1 día)",
+        "points": 10,
+        "params": {"days": 1},
+    } in day.penalty_breakdown
 
 
 def test_2000_kcal_from_carried_then_the_shelter_stash(campaign, shelter):
@@ -234,9 +239,12 @@ def test_a_disease_ends_with_a_stored_resistance_roll(campaign, shelter):
     assert roll.day == 7
     assert len(roll.dice) == 1  # Resistencia 0 → 1 d100
     # Treated today (a dose taken automatically): +5 → 50 + 5 − 15 (disease day 3) = 40.
-    assert {"source": "treated", "label": "Tratado con medicinas (1 día)", "points": -5} in (
-        roll.modifiers
-    )
+    assert {
+        "source": "treated",
+        "label": "Tratado con medicinas (1 día)",
+        "points": -5,
+        "params": {"days": 1},
+    } in (roll.modifiers)
     assert roll.effective_threshold == 40
     assert InventoryItem.objects.get(character=pc, item_type=dose).quantity == 0
     if roll.success:

@@ -375,6 +375,18 @@ def test_master_approves_a_submitted_sheet(submitted, master, player_a):
     assert "Revisar la ficha" not in client.get(submitted.get_absolute_url()).content.decode()
 
 
+def test_the_review_link_opens_the_sheets_review_form(submitted, master, player_a):
+    # The pending list, «Mi mesa» and the sheet e-mail link here: a GET is the master's way to
+    # the form on the sheet (it was a 405), and changes nothing; nobody else gets in.
+    url = reverse("personajes:review", kwargs={"pk": submitted.pk})
+    response = client_for(master).get(url)
+    assert response.status_code == 302
+    assert response["Location"] == submitted.get_absolute_url() + "#review-title"
+    submitted.refresh_from_db()
+    assert submitted.status == Character.Status.SUBMITTED
+    assert client_for(player_a).get(url).status_code == 404
+
+
 def test_master_returns_a_sheet_and_the_owner_reads_the_comment(submitted, master, player_a):
     url = reverse("personajes:review", kwargs={"pk": submitted.pk})
     # Returning needs a comment: the form says so and nothing changes.

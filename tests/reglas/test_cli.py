@@ -102,7 +102,9 @@ def test_enfermedad_rulebook_example(capsys: pytest.CaptureFixture[str]) -> None
     assert data["p"] == 28
     assert [b["points"] for b in data["breakdown"]] == [5, 5, 5, 3, 10]
     assert data["success"] == (data["die"] <= 28)
-    assert set(data["breakdown"][0]) == {"source", "label", "points"}
+    # The season line carries its value apart from its Spanish words; the rain line has none.
+    assert data["breakdown"][0]["params"] == {"season": "invierno"}
+    assert set(data["breakdown"][2]) == {"source", "label", "points"}
 
 
 def test_enfermedad_accepts_otono_and_otoño(capsys: pytest.CaptureFixture[str]) -> None:

@@ -173,7 +173,7 @@ def test_medicine_carried_first_then_the_stash_in_id_order_while_it_lasts():
     # R9 as the day leaves it: 5 points a disease day (day 2 now).
     assert out.penalty_total.tolist() == [10, 10, 10, 0]
     assert [m.as_dict() for m in out.penalty.of(1)] == [
-        {"source": "disease", "label": "Enfermedad (2 días)", "points": 10}
+        {"source": "disease", "label": "Enfermedad (2 días)", "points": 10, "params": {"days": 2}}
     ]
 
 
@@ -186,7 +186,7 @@ def test_a_hungry_character_in_the_open_draws_from_no_stash():
     assert out.stash_taken.tolist() == [0.0]
     assert out.condition.hunger_days.tolist() == [2]
     assert [m.as_dict() for m in out.penalty.of(0)] == [
-        {"source": "hunger", "label": "Hambre (2 días)", "points": 20}
+        {"source": "hunger", "label": "Hambre (2 días)", "points": 20, "params": {"days": 2}}
     ]
     assert out.survival.hygiene.adequate.tolist() == [True]  # the open: it can go apart
 
