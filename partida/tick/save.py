@@ -48,7 +48,7 @@ def write_quantities(model: type, pk: I64, units: F64, taken: F64) -> None:
     if changed.size == 0:
         return
     left = np.maximum(np.round(units[changed] - taken[changed], 3), 0.0)
-    bulk.update_columns(model, pk[changed].tolist(), {"quantity": left.tolist()})
+    bulk.update_columns(model, pk[changed], {"quantity": left})
 
 
 def write_characters(loaded: Loaded, out: CharactersDayOutcome, closed: int) -> None:
@@ -63,8 +63,8 @@ def write_characters(loaded: Loaded, out: CharactersDayOutcome, closed: int) -> 
     if rows.size:
         bulk.update_columns(
             Character,
-            ids[rows].tolist(),
-            {name: getattr(final, name)[rows].tolist() for name in CONDITION_FIELDS},
+            ids[rows],
+            {name: getattr(final, name)[rows] for name in CONDITION_FIELDS},
         )
     gone = np.flatnonzero(out.dead)
     if gone.size:
