@@ -74,8 +74,11 @@ def read_columns(queryset: Any, dtypes: Sequence[Any]) -> list[NDArray[Any]]:
     return [np.concatenate(cols) for cols in zip(*parts, strict=True)]
 
 
-_BINARY_TYPES = {"i": ("int8", ">i8", np.int64), "f": ("float8", ">f8", np.float64)}
-_BINARY_TYPES["b"] = ("bool", "?", np.bool_)
+_BINARY_TYPES: dict[str, tuple[str, str, Any]] = {
+    "i": ("int8", ">i8", np.int64),
+    "f": ("float8", ">f8", np.float64),
+    "b": ("bool", "?", np.bool_),
+}
 """numpy dtype kind → (PostgreSQL type each column is cast to, its big-endian binary COPY
 field, the native dtype returned)."""
 
@@ -105,12 +108,13 @@ def _read_binary(sql: str, params: Sequence[Any], kinds: list[str]) -> list[NDAr
         if data is None:  # no rows: array_agg of nothing is NULL
             out.append(np.zeros(0, dtype=native))
             continue
+        width = np.dtype(big_endian).itemsize
         element = np.dtype([("length", ">i4"), ("value", big_endian)])
         body = memoryview(data)[20:]  # ndim, flags, element type; the one dimension's size, base
         if len(body) % element.itemsize:
             raise ValueError("a NULL in an int or bool column")
         values = np.frombuffer(body, dtype=element)
-        if np.any(values["length"] != element.fields["value"][0].itemsize):
+        if np.any(values["length"] != width):
             raise ValueError("a NULL in an int or bool column")
         out.append(values["value"].astype(native))
     return out
@@ -237,11 +241,10 @@ def _check_lengths(columns: Mapping[str, Column]) -> int:
     return lengths.pop() if lengths else 0
 
 
-def update_columns(
-    model: type[models.Model], pks: Sequence[Any], columns: Mapping[str, Column]
-) -> int:
+def update_columns(model: type[models.Model], pks: Column, columns: Mapping[str, Column]) -> int:
     """``UPDATE`` the rows whose primary keys are ``pks`` with ``columns`` (field name → one
-    value per row, in the order of ``pks``) in one statement. Returns the rows changed.
+    value per row, in the order of ``pks``; each a sequence or a numpy array) in one statement.
+    Returns the rows changed.
 
     No query at all when ``pks`` is empty.
     """
@@ -264,9 +267,9 @@ def update_columns(
             sets = ", ".join(f"{c} = v._c{i}" for i, c in enumerate(cols))
             # One unnest per array in the select list: they run in step, streamed (a
             # multi-argument unnest in FROM stores each array's rows first: 15-25 % slower).
-            rows = ", ".join(f"unnest({a[0]}) AS {n}" for a, n in zip(arrays, names, strict=True))
+            each = ", ".join(f"unnest({a[0]}) AS {n}" for a, n in zip(arrays, names, strict=True))
             sql = (
-                f"UPDATE {table} AS t SET {sets} FROM (SELECT {rows}) AS v WHERE t.{pk_col} = v._pk"
+                f"UPDATE {table} AS t SET {sets} FROM (SELECT {each}) AS v WHERE t.{pk_col} = v._pk"
             )
             cursor.execute(sql, [a[1] for a in arrays])
         else:

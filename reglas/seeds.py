@@ -133,4 +133,5 @@ def keyed_rngs(entropy: int, keys: ArrayLike) -> Callable[[int], np.random.Gener
         rows = table.tolist()
         return lambda i: make_rng(entropy, rows[i])
     states = seed_states(entropy, table)
-    return lambda i: np.random.Generator(np.random.PCG64(_ReadySeed(states[i])))
+    # numpy takes any ISeedSequence (its stubs name SeedSequence only).
+    return lambda i: np.random.Generator(np.random.PCG64(_ReadySeed(states[i])))  # type: ignore[arg-type]
