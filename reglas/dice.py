@@ -379,7 +379,8 @@ class ActionArrays:
 
     ``dice`` shape ``(n, k)`` with k the largest dice count, padded with 0 beyond each roll's
     ``dice_count``; ``thresholds`` the clamped effective thresholds; ``successes`` ints;
-    ``success`` bools. Source: RULES.md R3.
+    ``success`` bools. ``dice_count`` and ``thresholds`` may be read-only broadcasts of one
+    value (every pool of one size, one threshold for all). Source: RULES.md R3.
     """
 
     dice: NDArray[np.int64]
@@ -413,18 +414,18 @@ def count_per_row(hits: NDArray[np.bool_]) -> NDArray[np.int64]:
     """The number of True in each row of ``hits`` (shape ``(n, k)``), shape ``(n,)``.
 
     Rows of 2, 4 or 8 booleans (1, 3 or 7 trait points: the usual pools) are read as one
-    unsigned integer each, whose bytes are 0 or 1; multiplying it by 0x0101… adds all its
-    bytes into the top one (each partial sum ≤ 8: no carry), so the count is one multiply and
-    one shift per row, with no pass per column. Other widths add column by column (k small, n
-    large: a row-wise ``sum`` over a short axis is several times slower than k additions).
+    unsigned integer each, whose bytes are 0 or 1: the count is its number of set bits
+    (``np.bitwise_count``, one pass), with no pass per column. Other widths add column by
+    column (k small, n large: a row-wise ``sum`` over a short axis is several times slower
+    than k additions).
     """
     n, k = hits.shape
     word = _WORDS.get(k)
     if word is not None and hits.flags.c_contiguous:
-        packed = hits.view(word).reshape(n)
-        # Python ints keep the array's unsigned type (NEP 50): the product wraps, as it may.
-        top = (packed * int("01" * k, 16)) >> (8 * (k - 1))
-        counted: NDArray[np.int64] = top.astype(np.int64)
+        # Written straight into int64 (the ufunc casts as it goes: no uint8 array in between).
+        counted: NDArray[np.int64] = np.bitwise_count(
+            hits.view(word).reshape(n), out=np.empty(n, np.int64)
+        )
         return counted
     counts = np.zeros(n, dtype=np.int64)
     for j in range(k):
@@ -446,27 +447,34 @@ def roll_actions(
     x = np.asarray(trait_values)
     if x.dtype.kind not in "iu":
         raise RulesError("trait_values_not_int", "Los valores de rasgo deben ser números enteros.")
-    t = clamp_thresholds(thresholds)
-    x, t = np.broadcast_arrays(x.astype(np.int64, copy=False), t)
+    scalar_t = clamp_thresholds(thresholds)
+    x, t = np.broadcast_arrays(x.astype(np.int64, copy=False), scalar_t)
     x = x.reshape(-1)
     t = t.reshape(-1)
-    if x.size and (x.min() < 0 or x.max() + 1 > MAX_ACTION_DICE):
+    low, high = (int(x.min()), int(x.max())) if x.size else (0, -1)
+    if low < 0 or high + 1 > MAX_ACTION_DICE:
         raise RulesError(
             "trait_values_range",
             f"Los valores de rasgo deben estar entre 0 y {MAX_ACTION_DICE - 1}.",
             maximum=MAX_ACTION_DICE - 1,
         )
-    count = x + 1
-    k = int(count.max()) if count.size else 0
+    k = high + 1
+    padded = low != high
+    # Pools of one size (the usual call) share one read-only count, as the thresholds do.
+    count = x + 1 if padded else np.broadcast_to(np.int64(k), x.shape)
     dice = rng.integers(1, D100 + 1, size=(x.size, k), dtype=np.int64)
-    if x.size and int(count.min()) != k:  # pools of different sizes: pad the short ones with 0
+    if padded:  # pools of different sizes: pad the short ones with 0
         dice[np.arange(k)[None, :] >= count[:, None]] = 0
-    # A padding 0 is never a success: thresholds are clamped to 0..100, and 0 <= 0 only when
-    # the threshold is 0, so padded cells are masked out by ``dice > 0``.
-    hits = (dice <= t[:, None]) & (dice > 0) if k and int(t.min()) == 0 else dice <= t[:, None]
+    # One threshold for every roll (the usual call): compared as a scalar, which numpy does in
+    # one vectorised pass (a broadcast column of thresholds is twice as slow).
+    limit = int(scalar_t) if scalar_t.ndim == 0 else t[:, None]
+    hits = dice <= limit
+    # A padding 0 is not a die: 0 <= every clamped threshold, so padded cells are masked out.
+    if padded:
+        hits &= dice > 0
     successes = count_per_row(hits)
     return ActionArrays(
-        dice=dice, dice_count=count, thresholds=t, successes=successes, success=successes >= 1
+        dice=dice, dice_count=count, thresholds=t, successes=successes, success=successes > 0
     )
 
 

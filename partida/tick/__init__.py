@@ -29,8 +29,9 @@ Exactly once: see ``partida.tick.run``.
 
 Queries: a fixed number per tick, whatever the number of characters (25 in
 tests/partida/test_tick.py for 10 and for 200): reads straight into numpy arrays
-(``nucleo.bulk.read_columns``), writes with one statement per table (``nucleo.bulk``: UPDATE
-from arrays, COPY of the diary and roll rows on PostgreSQL).
+(``nucleo.bulk.read_columns``; on PostgreSQL one binary array per column, ``array_send``),
+writes with one statement per table (``nucleo.bulk``: UPDATE from arrays unnested in step,
+COPY of the diary and roll rows on PostgreSQL; numbers formatted once per distinct value).
 
 Storage (personajes migrations 0009 and 0012, mundo 0010): the characters', carried items' and
 stashes' tables have fill factor 50, so the tick's daily UPDATE of nearly every row stays on its
@@ -43,7 +44,9 @@ Random numbers: one generator per step and subject, ``make_rng(entropy, [day, PU
 onset dice — so adding a character or a settlement changes no one else's weather or grid. The
 rolls the ledger stores (resistance rolls, new diseases' durations) are each drawn from their
 own key, ``[day, HEALTH, character, 0]`` (``save.health_roll_key``), so every stored key
-reproduces its dice.
+reproduces its dice; their seeds are worked out for every character at once
+(``reglas.seeds.keyed_rngs``: the same streams as ``make_rng``, without a ``SeedSequence``
+built per roll).
 
 Readings of the rules chosen here (see also ``reglas.day``):
 - Only approved characters tick (a draft or a submitted sheet has not entered play).

@@ -11,10 +11,11 @@ from django.db import connection
 
 from mundo.models import Campaign
 from partida.tick.load import load_characters
-from partida.tick.save import health_roll_key, write_day
+from partida.tick.save import health_roll_keys, write_day
 from partida.tick.world import World
 from reglas.core import RollPurpose, make_rng
 from reglas.day import live_characters_day
+from reglas.seeds import keyed_rngs
 from reglas.settings import RuleSettings
 from reglas.weather import season_for
 
@@ -61,7 +62,8 @@ def close_characters_day(
     them with ``reglas.day.live_characters_day`` and write the results (one statement per
     table). The health step's generator is ``make_rng(entropy, [closed, HEALTH, 0, 0])`` (the
     onset dice); each stored roll (a resistance roll, a new disease's duration) is drawn from
-    its own ledger key, ``health_roll_key``.
+    its own ledger key, ``health_roll_key`` (the seeds of every character's key worked out at
+    once: ``reglas.seeds.keyed_rngs``, the same streams as ``make_rng``).
     Source: RULES.md R6–R15, R24 steps 5–6, R25."""
     _room_for_whole_tables()
     loaded = load_characters(campaign, world, closed)
@@ -73,7 +75,7 @@ def close_characters_day(
         season=season_for(closed_date).value,
         rng=make_rng(campaign.entropy_int, [closed, RollPurpose.HEALTH, 0, 0]),
         rules=rules,
-        roll_rng=lambda i: make_rng(campaign.entropy_int, health_roll_key(closed, loaded.ids[i])),
+        roll_rng=keyed_rngs(campaign.entropy_int, health_roll_keys(closed, loaded.ids)),
     )
     write_day(
         campaign, loaded, out, world=world, rules=rules, closed=closed, closed_date=closed_date

@@ -48,7 +48,7 @@ def write_quantities(model: type, pk: I64, units: F64, taken: F64) -> None:
     if changed.size == 0:
         return
     left = np.maximum(np.round(units[changed] - taken[changed], 3), 0.0)
-    bulk.update_columns(model, pk[changed].tolist(), {"quantity": left.tolist()})
+    bulk.update_columns(model, pk[changed], {"quantity": left})
 
 
 def write_characters(loaded: Loaded, out: CharactersDayOutcome, closed: int) -> None:
@@ -63,8 +63,8 @@ def write_characters(loaded: Loaded, out: CharactersDayOutcome, closed: int) -> 
     if rows.size:
         bulk.update_columns(
             Character,
-            ids[rows].tolist(),
-            {name: getattr(final, name)[rows].tolist() for name in CONDITION_FIELDS},
+            ids[rows],
+            {name: getattr(final, name)[rows] for name in CONDITION_FIELDS},
         )
     gone = np.flatnonzero(out.dead)
     if gone.size:
@@ -108,6 +108,14 @@ def health_roll_key(closed: int, character_id: Any) -> list[int]:
     return [int(closed), int(RollPurpose.HEALTH), int(character_id), 0]
 
 
+def health_roll_keys(closed: int, character_ids: I64) -> I64:
+    """``health_roll_key`` of every character at once: shape ``(n, 4)`` int64, row i
+    ``[closed, HEALTH, character_ids[i], 0]``."""
+    keys = np.zeros((character_ids.shape[0], 4), np.int64)
+    keys[:, 0], keys[:, 1], keys[:, 2] = closed, int(RollPurpose.HEALTH), character_ids
+    return keys
+
+
 def _once_each(values: list[Any], text: Any) -> list[str]:
     """``text(v)`` for each of ``values``, computed once per distinct value (hashable)."""
     memo: dict[Any, str] = {}
@@ -119,8 +127,7 @@ def _ledger_rows(subjects: I64, closed: int, columns: dict[str, list[Any]]) -> l
     and ``columns`` zipped, keys ``health_roll_key`` as one int array."""
     k = int(subjects.shape[0])
     filled = {name: columns.get(name, [value] * k) for name, value in _ROLL_BLANK.items()}
-    keys = np.zeros((k, 4), np.int64)
-    keys[:, 0], keys[:, 1], keys[:, 2] = closed, int(RollPurpose.HEALTH), subjects
+    keys = health_roll_keys(closed, subjects)
     names = list(filled)
     return [
         LedgerRow(RollPurpose.HEALTH, subject, dict(zip(names, values, strict=True)), key)

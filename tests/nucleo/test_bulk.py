@@ -152,3 +152,72 @@ def test_read_columns_of_no_rows_are_empty_arrays(campaign):
         [np.int64, np.bool_],
     )
     assert ids.shape == (0,) and ids.dtype == np.int64 and flags.dtype == np.bool_
+
+
+def test_read_columns_keep_the_querysets_order_and_count_one_query(campaign):
+    people = [CharacterFactory(campaign=campaign, hunger_days=i % 3) for i in range(6)]
+    with CaptureQueriesContext(connection) as ctx:
+        ids, hunger = bulk.read_columns(
+            Character.objects.filter(campaign=campaign)
+            .order_by("hunger_days", "-id")
+            .values_list("id", "hunger_days"),
+            [np.int64, np.int64],
+        )
+    assert len(ctx.captured_queries) == 1
+    expected = sorted(people, key=lambda p: (p.hunger_days, -p.pk))
+    assert ids.tolist() == [p.pk for p in expected]
+    assert hunger.tolist() == [0, 0, 1, 1, 2, 2] and hunger.dtype == np.int64
+
+
+def test_read_columns_refuse_a_null_in_an_int_column(campaign):
+    CharacterFactory(campaign=campaign)  # no settlement: a NULL id
+    with pytest.raises((ValueError, TypeError)):
+        bulk.read_columns(
+            Character.objects.filter(campaign=campaign).values_list("settlement_id"), [np.int64]
+        )
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([3, 1, 3, 3, 0, 1, 3, 3], np.int64),
+        np.array([0.5, -0.0, 0.0, 0.5, 1e-05, np.nan, 2000.0, 0.5]),
+        np.array([1.125, 1.125, 1.125, np.inf, 1.125, 1.125]),
+        np.array([True, False, True, True, True]),
+        np.arange(10, dtype=np.int64),  # all distinct: each formatted in turn
+        np.zeros(0),
+    ],
+)
+def test_texts_are_each_values_str_in_order(values):
+    # Each distinct value formatted once, then spread: the same texts as str() of each.
+    assert bulk._texts(values) == [str(v) for v in values.tolist()]
+
+
+def test_numpy_columns_are_written_as_their_values(campaign):
+    pc = CharacterFactory(campaign=campaign)
+    columns: dict[str, object] = _diary(pc.pk, 4)
+    columns["kcal_eaten"] = np.array([0.5, 0.5, 1999.125, 0.5])
+    columns["hunger_days"] = np.array([2, 2, 2, 7], np.int64)
+    columns["hygiene_ok"] = np.array([True, False, True, True])
+    assert bulk.insert_columns(DiaryEntry, columns) == 4
+    rows = DiaryEntry.objects.filter(character=pc).order_by("day")
+    assert [(r.kcal_eaten, r.hunger_days, r.hygiene_ok) for r in rows] == [
+        (0.5, 2, True),
+        (0.5, 2, False),
+        (1999.125, 2, True),
+        (0.5, 7, True),
+    ]
+    ids = np.array([r.pk for r in rows], np.int64)
+    changed = bulk.update_columns(
+        DiaryEntry,
+        ids[[0, 2]],
+        {"hunger_days": np.array([5, 5], np.int64), "fell_ill": np.array([True, True])},
+    )
+    assert changed == 2
+    after = DiaryEntry.objects.filter(character=pc).order_by("day")
+    assert [(r.hunger_days, r.fell_ill) for r in after] == [
+        (5, True),
+        (2, False),
+        (5, True),
+        (7, False),
+    ]

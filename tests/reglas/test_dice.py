@@ -311,3 +311,37 @@ def test_count_per_row_counts_each_rows_true_cells_at_every_width(k):
     # A view that is not C-contiguous (every other column) takes the column path.
     wide = np.repeat(hits, 2, axis=1)[:, ::2]
     assert count_per_row(wide).tolist() == hits.sum(axis=1).tolist()
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 37, 100])
+@pytest.mark.parametrize("traits", [[3, 3, 3, 3], [0, 3, 1, 7, 2], [1, 1]])
+def test_one_threshold_for_all_rolls_equals_a_column_of_it(traits, threshold) -> None:
+    # A scalar threshold is compared as a scalar (the fast path); the outcome is the one of
+    # the same threshold given per roll, from the same generator: same dice, same successes.
+    values = np.array(traits * 50, dtype=np.int64)
+    scalar = roll_actions(values, threshold, rng(threshold))
+    column = roll_actions(values, np.full(values.size, threshold), rng(threshold))
+    for name in ("dice", "dice_count", "thresholds", "successes", "success"):
+        assert getattr(scalar, name).tolist() == getattr(column, name).tolist(), name
+    dice = scalar.dice
+    expected = ((dice <= threshold) & (dice > 0)).sum(axis=1)
+    assert scalar.successes.tolist() == expected.tolist()
+    assert scalar.success.tolist() == (expected > 0).tolist()
+    assert scalar.successes.dtype == np.int64 and scalar.success.dtype == np.bool_
+    if threshold == 0:
+        assert not scalar.success.any()  # a padding 0 is never a success
+
+
+def test_roll_actions_draws_the_bare_block_of_dice() -> None:
+    # The pools' dice are exactly numpy's (n, 1 + trait) draw of d100: the benchmark's
+    # reference, and what stored rolls replay.
+    values = np.full(1000, 3, dtype=np.int64)
+    pools = roll_actions(values, 40, rng(7))
+    bare = rng(7).integers(1, 101, size=(1000, 4), dtype=np.int64)
+    assert pools.dice.tolist() == bare.tolist()
+    assert pools.successes.tolist() == (bare <= 40).sum(axis=1).tolist()
+
+
+def test_no_rolls_no_dice() -> None:
+    pools = roll_actions(np.zeros(0, dtype=np.int64), 40, rng())
+    assert pools.dice.shape == (0, 0) and pools.successes.shape == (0,)
