@@ -48,6 +48,9 @@ the master's day marks on a fixed pattern.
 7. Re-recorded on the merged tree: item 6's file plus ``location_id`` (item 5) and the day
    messages' plurals ("1 muerte, 1 alzado como zombi", ngettext), both recorded on their own
    branches; the tick's I/O rework (fill factor, COPY, column reads) changed no byte.
+8. Re-recorded when each breakdown line began to store its values beside its Spanish label
+   (``Modifier.params``: ``{"days": 3}``, ``{"season": "otoño"}``…, so the pages word it in
+   the reader's language): only ``params`` keys were added, no line removed or changed.
 """
 
 from __future__ import annotations
