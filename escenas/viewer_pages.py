@@ -39,6 +39,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.messages import get_messages
+from django.core.cache import cache
 from django.http import HttpRequest
 from django.middleware.csp import get_nonce
 from django.middleware.csrf import get_token
@@ -52,6 +53,8 @@ from nucleo import table_writes
 
 IDEMPOTENCY_PLACEHOLDER = "\x00idempotency-key\x00"
 """Stands for the post form's fresh idempotency key (a new one on every request)."""
+PAGE_TTL = 3600
+"""Seconds a kept page lives (one per reader and address: this bounds the memory they take)."""
 ALWAYS_READ = ("auth_user",)
 """Tables the page shows that are read before the view (the user, by the middleware)."""
 
@@ -167,7 +170,7 @@ def render_and_keep(
     kept = table_writes.generations(rec.start, {*rec.tables, *ALWAYS_READ})
     if kept is not None:
         kept[fragments.NAMES_KEY] = rec.names
-        fragments.store_value(rec.key, StoredPage(html=html, generations=kept))
+        cache.set(rec.key, StoredPage(html=html, generations=kept), PAGE_TTL)
     return html
 
 

@@ -91,6 +91,31 @@ def test_the_fresh_idempotency_key_is_new_on_every_hit(story, player_a):
     assert f'{key}{draft.idempotency_key}"' in html and "Ana duda." in html
 
 
+def test_a_hit_carries_this_responses_nonce_and_a_working_token(story, player_a):
+    """The scripts' nonce is the one the response's CSP header allows, and the page's CSRF
+    token is accepted by a post (an htmx draft save)."""
+    import re
+
+    client = client_for(player_a)
+    client.handler.enforce_csrf_checks = True
+    url = story.get_absolute_url() + "?page=last"
+    warm(client, url)
+    response = client.get(url)
+    assert not response.templates
+    html = response.content.decode()
+    header = response.headers["Content-Security-Policy"]
+    nonces = set(re.findall(r'nonce="([^"]+)"', html))
+    assert len(nonces) == 1 and f"'nonce-{nonces.pop()}'" in header
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
+    saved = client.post(
+        story.get_absolute_url() + "borrador/",
+        {"body": "Ana espera.", "idempotency_key": "e" * 32, "csrfmiddlewaretoken": token},
+        headers={"HX-Request": "true"},
+    )
+    assert saved.status_code in (200, 204), saved.status_code
+    assert Draft.objects.filter(user=player_a, body="Ana espera.").exists()
+
+
 def test_a_removed_membership_loses_the_page_at_once(story, player_b):
     """Player B reads a members' scene from the cache; removed from the campaign, the very next
     request is a 404."""
