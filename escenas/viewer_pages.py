@@ -164,7 +164,7 @@ def render_and_keep(
         "csp_nonce": fragments.NONCE_PLACEHOLDER,
         "now_ts": fragments.NOW_PLACEHOLDER,
     }
-    html = render_to_string(template, context | placeholders, request=request)
+    html: str = render_to_string(template, context | placeholders, request=request)
     if fresh_key:
         html = html.replace(fresh_key, IDEMPOTENCY_PLACEHOLDER)
     kept = table_writes.generations(rec.start, {*rec.tables, *ALWAYS_READ})

@@ -22,6 +22,7 @@ every cached piece of the pages.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
@@ -117,10 +118,12 @@ def install(sender: Any = None, connection: Any = None, **_kwargs: Any) -> None:
     connection.commit = commit_and_bump
 
 
-def all_tables() -> list[str]:
-    """Every model's table (auto-created many-to-many tables too) and ``GLOBAL``."""
+@functools.cache
+def all_tables() -> tuple[str, ...]:
+    """Every model's table (auto-created many-to-many tables too) and ``GLOBAL`` (the models
+    are fixed once Django is set up: computed once)."""
     tables = {m._meta.db_table for m in apps.get_models(include_auto_created=True)}
-    return [*sorted(tables), GLOBAL]
+    return (*sorted(tables), GLOBAL)
 
 
 def snapshot() -> dict[str, str]:
