@@ -38,8 +38,13 @@ facts that the key already covers, or make every write that changes it bump one 
   - something that depends on the request or the clock (a token, a relative time): a placeholder
     filled in ``fill``, never the stored HTML.
 Pieces outside the post list (roll requests, the post form, the combat panel, the diary table)
-are rendered on every request and need none of this, except on the anonymous whole page, which
-is only cached for scenes without fights and keys on every row it shows.
+are rendered on every request and need none of this, except on the two whole pages: the
+anonymous one, only cached for scenes without fights and keyed on every row it shows, and a
+signed-in reader's (``escenas.viewer_pages``), kept with the write generation of every table its
+render read (``nucleo.table_writes``). For that one, a new piece of the page must read what it
+shows from the database through Django (any such read is recorded, any write to it seen) or
+from this module's keyed pieces; what follows the clock or the session is a placeholder, or
+keeps the page from being kept (fights, diaries, messages, a stash).
 
 Backend: the ``default`` cache (Redis with ``REDIS_URL``, else local memory; see settings).
 """

@@ -37,6 +37,7 @@ from escenas import (
     selectors,
     services,
     stash,
+    viewer_pages,
     writing_views,
 )
 from escenas.combat_selectors import combat_views
@@ -71,7 +72,8 @@ def _post_form(
     requests = selectors.pending_requests(access) if requests is None else requests
     # One-click answers are for the character's player (the master withdraws or waits).
     own_requests = [r for r in requests if r.character.player_id == access.viewer.user_id]
-    initial: dict[str, Any] = {"idempotency_key": forms.new_idempotency_key()}
+    fresh_key = forms.new_idempotency_key()
+    initial: dict[str, Any] = {"idempotency_key": fresh_key}
     if draft is not None:
         initial |= {
             "idempotency_key": draft.idempotency_key,
@@ -96,6 +98,9 @@ def _post_form(
         initial=initial,
     )
     form.stash_restored = bool(kept)  # type: ignore[attr-defined]
+    # A key made for this render only (no draft, no stash): a kept page puts a new one in.
+    fresh = form.initial.get("idempotency_key") == fresh_key and data is None
+    form.fresh_idempotency_key = fresh_key if fresh else None  # type: ignore[attr-defined]
     replying_to = data.get("reply_to") if data is not None else initial.get("reply_to")
     form.reply_target = writing_views.reply_target(access, replying_to)  # type: ignore[attr-defined]
     return form
@@ -220,7 +225,21 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """A scene: a page of posts (oldest first), the waiting-on line, pending roll requests and,
-    on the last page, the post form. A diary shows its R25 table and chart above the posts."""
+    on the last page, the post form. A diary shows its R25 table and chart above the posts.
+
+    A signed-in reader's page is kept whole while nothing it read changed
+    (``escenas.viewer_pages``): a hit costs no query beyond the user's."""
+    viewer_key = viewer_pages.page_key(request, pk)
+    kept = viewer_pages.stored_page(viewer_key)
+    if kept is not None:
+        return HttpResponse(viewer_pages.fill(request, kept))
+    with viewer_pages.recording(viewer_key) as rec:
+        return _scene_detail(request, slug, pk, rec)
+
+
+def _scene_detail(
+    request: HttpRequest, slug: str, pk: int, rec: viewer_pages.Recording | None
+) -> HttpResponse:
     access = scene_access.access_scene(request.user, pk, slug=slug, with_version=True)
     assert access.version is not None
     last_read = access.version.last_read
@@ -240,10 +259,22 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         if is_htmx(request) and cursor.kind not in ("unread",)
         else SCENE_TEMPLATE
     )
+    if rec is not None and _keepable(access):
+        form = context.get("form")
+        fresh = getattr(form, "fresh_idempotency_key", None)
+        html = viewer_pages.render_and_keep(request, rec, template, context, fresh)
+        return HttpResponse(viewer_pages.fill(request, html))
     if not page_key:
         return render(request, template, context)
     html = page_cache.render_anonymous_page(request, page_key, template, context)
     return HttpResponse(page_cache.filled_page(request, html))
+
+
+def _keepable(access: scene_access.SceneAccess) -> bool:
+    """Whether a signed-in reader's page may be kept (``escenas.viewer_pages``): story and
+    off-topic scenes without fights."""
+    fights = access.version is None or access.version.fights
+    return not fights and access.scene.kind in (Scene.Kind.STORY, Scene.Kind.OFFTOPIC)
 
 
 @require_GET

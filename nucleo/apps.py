@@ -27,3 +27,7 @@ class NucleoConfig(AppConfig):
         from django.db.backends.signals import connection_created
 
         connection_created.connect(_sqlite_functions, dispatch_uid="nucleo-sqlite-functions")
+        # Every statement's tables: the write generations cached pages are checked against.
+        from nucleo import table_writes
+
+        connection_created.connect(table_writes.install, dispatch_uid="nucleo-table-writes")

@@ -159,6 +159,10 @@ else:
 # Sessions read from the cache, written through to the database (a cache miss or a restart
 # loses no session): the session lookup of every signed-in request skips the database.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# A signed-in reader's scene page is kept whole in the cache while no table it read was written
+# (escenas.viewer_pages, nucleo.table_writes). Several server processes need the shared cache
+# (REDIS_URL) for it, as for every cached piece: local memory is one process's.
+ESCENAS_VIEWER_PAGES = env_bool("ESCENAS_VIEWER_PAGES", default=True)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

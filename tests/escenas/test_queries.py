@@ -18,12 +18,17 @@ whose fragment is not cached (3: the posts with character, author, revision coun
 rolls; their whisper recipients): 5 more, and the read-marker
 update for a reader who had not seen the new posts. The first page of many has no post form:
 fewer.
+
+Those are the render's queries, which a page not kept whole still makes (measured here with
+``ESCENAS_VIEWER_PAGES`` off). Kept whole (``escenas.viewer_pages``, the default), the same
+warm re-read asks for the user only: 1 (``test_a_kept_page_asks_for_the_user_only``).
 """
 
 from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -62,6 +67,7 @@ def count_queries(client, url, *, warm: bool = False) -> int:
 
 
 @pytest.mark.parametrize("who", ["player_a", "master", "player_b"])
+@override_settings(ESCENAS_VIEWER_PAGES=False)
 def test_scene_page_queries_do_not_grow_with_posts(who, cast, story, master, player_a, char_a):
     """The same page (the last, with the post form; and the first) with 1 post and with 30
     posts with a roll each (two pages): the same number of queries."""
@@ -90,6 +96,19 @@ def test_scene_page_queries_do_not_grow_with_posts(who, cast, story, master, pla
         assert (one_last, many_first) == (10, 6), (one_last, many_first)  # +1: follow/mute
     # The first page of many is not the last: no post form, its queries are not made.
     assert many_first <= one_first
+
+
+@pytest.mark.parametrize("who", ["player_a", "master", "player_b"])
+def test_a_kept_page_asks_for_the_user_only(who, cast, story, master, player_a, char_a):
+    """Kept whole, a warm re-read of the last and the first page is the user's query, with 1
+    post and with 30 (two pages)."""
+    client = client_for(cast[who])
+    url = story.get_absolute_url()
+    add_posts(story, master, 1)
+    assert count_queries(client, url + "?page=last", warm=True) == 1
+    add_posts(story, player_a, 29, character=char_a)
+    assert count_queries(client, url + "?page=last", warm=True) == 1
+    assert count_queries(client, url + "?page=1", warm=True) == 1
 
 
 def test_default_page_is_the_first_unread(story, master, player_b, char_a):

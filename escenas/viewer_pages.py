@@ -1,0 +1,188 @@
+"""The whole scene page of a signed-in reader, kept in the cache while nothing it read changed.
+
+A warm re-read of an unchanged scene (the common case: a player reloads, comes back from
+another tab) costs the session and the user, as any signed-in page, and two cache round trips:
+no scene query, no render.
+
+- **Key** (``page_key``): the user (id, username, staff flag: the header), the full path
+  (the cursor, reply and quote links), whether it is an htmx request, the active language and
+  time zone, and the code's stamp (``code_stamp``: a deploy with other templates, code or
+  catalogues never serves a page the old one kept in a shared cache). Only for a GET with no
+  pending message and no signed-out stash for the scene (both are consumed by the render).
+- **Validity**: the page is stored with the write generation (``nucleo.table_writes``) of every
+  table its render read, taken *before* the reads, plus the names generation
+  (``escenas.fragments``; the post fragments it wrote out from the cache show names). Any
+  write to one of those tables, by anyone, through any Django path (``save``, ``update()``,
+  bulk writes, cascades), makes it a miss: a new post, an edit, a membership removed, a
+  character renamed, a draft saved, a read marker moved.
+- **Per-request values** are placeholders filled in on the way out (``fill``): the CSRF token,
+  the CSP nonce, the poller's clock and the post form's fresh idempotency key.
+- **Not kept**: scenes with fights (the combat panel follows the clock) and diaries (the
+  forecast follows the world's day); a render that moved the read marker is kept under the
+  generations it started from, which the write made old (the next request renders and keeps).
+
+A hit skips ``scene_mark_read``: a stored page's own request moved no marker (else it would not
+match), so the same page now would move none either.
+
+Off with ``settings.ESCENAS_VIEWER_PAGES = False``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.messages import get_messages
+from django.core.cache import cache
+from django.http import HttpRequest
+from django.middleware.csp import get_nonce
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
+from django.templatetags.l10n import unlocalize
+from django.utils import timezone, translation
+
+from escenas import fragments, stash
+from escenas.forms import new_idempotency_key
+from nucleo import table_writes
+
+IDEMPOTENCY_PLACEHOLDER = "\x00idempotency-key\x00"
+"""Stands for the post form's fresh idempotency key (a new one on every request)."""
+PAGE_TTL = 3600
+"""Seconds a kept page lives (one per reader and address: this bounds the memory they take)."""
+ALWAYS_READ = ("auth_user",)
+"""Tables the page shows that are read before the view (the user, by the middleware)."""
+
+
+def enabled() -> bool:
+    """Whether signed-in pages are kept (``settings.ESCENAS_VIEWER_PAGES``, default True)."""
+    return bool(getattr(settings, "ESCENAS_VIEWER_PAGES", True))
+
+
+def page_key(request: HttpRequest, scene_pk: int) -> str:
+    """The cache key of the page for this request, or empty when it may not be kept: not
+    enabled, not a GET, not signed in, a message waiting, or a stash for this scene."""
+    user = request.user
+    if not enabled() or request.method != "GET" or not user.is_authenticated:
+        return ""
+    if len(get_messages(request)) or _has_stash(request, scene_pk):
+        return ""
+    parts = (
+        user.pk,
+        user.get_username(),
+        int(user.is_staff),
+        scene_pk,
+        request.get_full_path(),
+        int(bool(getattr(request, "htmx", False))),
+        translation.get_language() or "",
+        timezone.get_current_timezone_name(),
+        code_stamp(),
+    )
+    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
+    return f"escenas:viewer-page:{user.pk}:{scene_pk}:{digest}"
+
+
+@functools.cache
+def code_stamp() -> str:
+    """A digest of the names and modification times of the project's files (apps, templates,
+    catalogues; read once per process): it changes with every deploy that changes one."""
+    root = Path(settings.BASE_DIR)
+    stamps = sorted(
+        (str(path.relative_to(root)), path.stat().st_mtime_ns)
+        for folder in CODE_FOLDERS
+        for path in (root / folder).rglob("*")
+        if path.is_file() and path.suffix in (".py", ".html", ".mo", ".json")
+    )
+    return hashlib.sha256(repr(stamps).encode()).hexdigest()[:16]
+
+
+CODE_FOLDERS = ("escenas", "personajes", "mundo", "nucleo", "partida", "templates", "locale")
+
+
+def _has_stash(request: HttpRequest, scene_pk: int) -> bool:
+    kept = request.session.get(stash.SESSION_KEY)
+    return isinstance(kept, dict) and kept.get("scene") == int(scene_pk)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPage:
+    """A kept page: its ``html`` (placeholders in it) and the ``generations`` it was read at
+    (``nucleo.table_writes.generations`` plus the names generation)."""
+
+    html: str
+    generations: dict[str, str]
+
+
+def stored_page(key: str) -> str | None:
+    """The kept page under ``key`` when none of the tables it read changed since, else None."""
+    entry = fragments.cached_value(key) if key else None
+    if not isinstance(entry, StoredPage) or not table_writes.unchanged(entry.generations):
+        return None
+    return entry.html
+
+
+@dataclass(slots=True)
+class Recording:
+    """The generations taken before a render and the tables it reads (``recording``)."""
+
+    key: str
+    start: dict[str, str] = field(default_factory=dict)
+    names: str = ""
+    tables: set[str] = field(default_factory=set)
+
+
+@contextmanager
+def recording(key: str) -> Iterator[Recording | None]:
+    """Around a render that may be kept under ``key``: the snapshot, then the tables read. Yields
+    None (nothing recorded) when ``key`` is empty."""
+    if not key:
+        yield None
+        return
+    rec = Recording(key=key, start=table_writes.snapshot(), names=fragments.names_generation())
+    with table_writes.reading() as tables:
+        rec.tables = tables
+        yield rec
+
+
+def render_and_keep(
+    request: HttpRequest,
+    rec: Recording,
+    template: str,
+    context: dict[str, Any],
+    fresh_key: str | None,
+) -> str:
+    """Render the page with placeholders (``fresh_key``, the post form's fresh idempotency key,
+    replaced by one), keep it under ``rec.key`` with the generations it was read at, and return
+    it (placeholders still in it: ``fill``)."""
+    placeholders = {
+        "csrf_token": fragments.CSRF_PLACEHOLDER,
+        "csp_nonce": fragments.NONCE_PLACEHOLDER,
+        "now_ts": fragments.NOW_PLACEHOLDER,
+    }
+    html: str = render_to_string(template, context | placeholders, request=request)
+    if fresh_key:
+        html = html.replace(fresh_key, IDEMPOTENCY_PLACEHOLDER)
+    kept = table_writes.generations(rec.start, {*rec.tables, *ALWAYS_READ})
+    if kept is not None:
+        kept[fragments.NAMES_KEY] = rec.names
+        cache.set(rec.key, StoredPage(html=html, generations=kept), PAGE_TTL)
+    return html
+
+
+def fill(request: HttpRequest, html: str) -> str:
+    """A kept page with this request's CSRF token (which also sets the cookie), CSP nonce,
+    time and a fresh idempotency key."""
+    html = fragments.fill(
+        html,
+        csrf_token=get_token(request),
+        now_ts=unlocalize(timezone.now().timestamp()),
+        nonce=get_nonce(request),
+    )
+    if IDEMPOTENCY_PLACEHOLDER in html:
+        html = html.replace(IDEMPOTENCY_PLACEHOLDER, new_idempotency_key())
+    return html
