@@ -31,6 +31,8 @@ from django.db import connection, models
 from django.db.backends.utils import debug_transaction
 from numpy.typing import NDArray
 
+from nucleo import table_writes
+
 _READ_CHUNK = 5_000
 """Rows fetched at a time by ``read_columns`` (memory bounded by a chunk, not the table)."""
 
@@ -375,6 +377,7 @@ def insert_columns(model: type[models.Model], columns: Mapping[str, Column]) -> 
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             _copy_rows(cursor, table, cols, fields, list(columns.values()))
+            table_writes.written(connection, [model._meta.db_table])  # COPY bypasses track
             return n
         values = [_as_list(v) for v in columns.values()]
         rows = [[_json_value(v) for v in row] for row in zip(*values, strict=True)]

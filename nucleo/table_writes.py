@@ -39,6 +39,7 @@ PREFIX = "nucleo:table-gen:"
 GLOBAL = "*"
 """The pseudo-table every recorded piece depends on (bumped by writes whose table is unknown)."""
 _WRITE = re.compile(r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"([^"]+)"', re.IGNORECASE)
+_WRITE_ANYWHERE = re.compile(r'\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"([^"]+)"', re.IGNORECASE)
 _READ = re.compile(r'\b(?:FROM|JOIN)\s+"([^"]+)"', re.IGNORECASE)
 _WRITE_VERBS = ("INSERT", "UPDATE", "DELETE", "REPLAC", "TRUNCA", "ALTER ", "DROP T", "CREATE")
 _reads: ContextVar[set[str] | None] = ContextVar("nucleo_table_reads", default=None)
@@ -70,16 +71,28 @@ def track(
         reads = _reads.get()
         if reads is not None:
             reads.update(_READ.findall(sql))
-        return execute(sql, params, many, context)
+        result = execute(sql, params, many, context)
+        if head.startswith("WITH"):  # a CTE may end in a write: WITH … UPDATE "t" …
+            found_tables = tuple(dict.fromkeys(_WRITE_ANYWHERE.findall(sql)))
+            if found_tables:
+                written(context["connection"], found_tables)
+        return result
     result = execute(sql, params, many, context)
     if head.startswith(_WRITE_VERBS):
         found = _WRITE.match(sql)
-        tables = (found.group(1),) if found else (GLOBAL,)
-        bump(tables)
-        connection = context["connection"]
-        if connection.in_atomic_block:
-            _pending(connection).update(tables)
+        written(context["connection"], (found.group(1),) if found else (GLOBAL,))
     return result
+
+
+def written(connection: Any, tables: Iterable[str]) -> None:
+    """Record that ``tables`` (unquoted names) were written on ``connection``: a new
+    generation now, and again when its open transaction commits. ``track`` calls it for every
+    statement through Django's cursor; a write that bypasses it (psycopg's ``Cursor.copy``
+    in ``nucleo.bulk``) must call it itself."""
+    tables = tuple(tables)
+    bump(tables)
+    if connection.in_atomic_block:
+        _pending(connection).update(tables)
 
 
 def _pending(connection: Any) -> set[str]:
