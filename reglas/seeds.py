@@ -22,7 +22,6 @@ from numpy.random.bit_generator import ISeedSequence
 from numpy.typing import ArrayLike, NDArray
 
 from reglas.core import make_rng
-from reglas.errors import RulesError
 
 _INIT_A = 0x43B0D7E5
 _MULT_A = 0x931E8875
@@ -35,6 +34,10 @@ _POOL_SIZE = 4
 _MASK32 = 0xFFFFFFFF
 
 U32 = NDArray[np.uint32]
+
+_BAD_KEYS = "keys must be rows of non-negative ints, and the entropy non-negative"
+"""As numpy's SeedSequence (and so ``make_rng``), bad seeds raise ValueError: the tick makes
+its keys itself, no reader types them."""
 
 
 def _words(value: int) -> list[int]:
@@ -73,10 +76,10 @@ def seed_states(entropy: int, keys: NDArray[np.int64]) -> NDArray[np.uint64]:
     uint64, row i ``SeedSequence(entropy, spawn_key=keys[i]).generate_state(4, np.uint64)``.
 
     ``keys`` shape ``(m, j)``, every value in 0..2³²−1 (one word each); ``entropy`` ≥ 0.
-    Raises RulesError otherwise.
+    Raises ValueError otherwise.
     """
     if entropy < 0 or keys.ndim != 2 or (keys.size and (keys.min() < 0 or keys.max() > _MASK32)):
-        raise RulesError("seed_keys", "Las claves de las tiradas no son válidas.")
+        raise ValueError(_BAD_KEYS)
     m, width = keys.shape
     run = _words(int(entropy))
     if width and len(run) < _POOL_SIZE:  # as numpy: zeros up to the pool when a key follows
@@ -121,14 +124,15 @@ def keyed_rngs(entropy: int, keys: ArrayLike) -> Callable[[int], np.random.Gener
 
     ``keys`` shape ``(m, j)`` of non-negative ints. The generator of row i draws exactly what
     ``make_rng(entropy, list(keys[i]))`` draws. Keys with a value ≥ 2³² are passed to
-    ``make_rng`` one by one. Raises RulesError for a negative entropy or key value.
+    ``make_rng`` one by one. Raises ValueError for a negative entropy or key value, or keys that
+    are not one row per generator (as ``make_rng`` does for a negative one).
     Source: DESIGN.md "Randomness and the roll ledger".
     """
     table = np.asarray(keys, dtype=np.int64)
     if table.ndim != 2:
-        raise RulesError("seed_keys", "Las claves de las tiradas no son válidas.")
+        raise ValueError(_BAD_KEYS)
     if table.size and table.min() < 0:
-        raise RulesError("seed_keys", "Las claves de las tiradas no son válidas.")
+        raise ValueError(_BAD_KEYS)
     if table.size and table.max() > _MASK32:
         rows = table.tolist()
         return lambda i: make_rng(entropy, rows[i])
