@@ -31,3 +31,4 @@ class NucleoConfig(AppConfig):
         from nucleo import table_writes
 
         connection_created.connect(table_writes.install, dispatch_uid="nucleo-table-writes")
+        from nucleo import checks  # noqa: F401  (registers the system checks)

@@ -66,3 +66,14 @@ def test_the_check_still_fails_on_a_real_problem():
     env["EMAIL_BACKEND"] = "django.core.mail.backends.console.EmailBackend"
     result = deploy_check(env)
     assert result.returncode != 0 and "mail.E001" in result.stderr + result.stdout
+
+
+def test_check_deploy_warns_when_the_cache_is_one_process_memory():
+    """Without ``REDIS_URL`` the cache is local memory, where several processes would each keep
+    their own page caches and write generations: ``nucleo.W001`` says so."""
+    env = compose_environment(SECRET_KEY=secrets.token_urlsafe(50))
+    del env["REDIS_URL"]
+    result = deploy_check(env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "nucleo.W001" in result.stderr + result.stdout
+    assert "REDIS_URL" in result.stderr + result.stdout
