@@ -9,10 +9,11 @@ fan_out_pending_posts`` every minute: it fans out every post whose task never ra
 down at the commit, a worker killed mid-task), so no post is forgotten.
 
 Once per post: a campaign's pending posts are fanned out in one transaction under its shared
-lock (the tick's exclusive lock waits, like for a post), their rows locked with SKIP LOCKED (a
-post another worker is fanning out is left to it), their e-mails queued (``notifications.
-post_notifications_queue``, idempotent through ``PostNotification`` too) and the flag cleared
-together: a failure rolls it all back and the sweep tries again.
+lock (the tick's exclusive lock waits, like for a post) and its fan-out key lock (one fan-out
+of a campaign at a time), their rows locked with SKIP LOCKED (a post being fanned out is
+left), their e-mails queued (``notifications.post_notifications_queue``, idempotent through
+``PostNotification`` too) and the flag cleared together: a failure rolls it all back and the
+sweep tries again.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Iterable
 
 from escenas import notifications
 from escenas.models import Post
-from nucleo.locks import campaign_lock, lock_rows
+from nucleo.locks import campaign_lock, key_lock, lock_rows
 
 BATCH = 200
 """Posts taken by one ``posts_fan_out`` call (the sweep calls it again while batches are full)."""
@@ -33,7 +34,7 @@ def posts_fan_out(*, post_ids: Iterable[int] | None = None, limit: int = BATCH) 
     pending posts of any campaign) and clear their ``fan_out_pending``; posts already fanned
     out, or being fanned out by another worker, are skipped; deleted ones tell nobody.
     Returns ``(posts, e-mails)``: how many posts this call fanned out and how many e-mails it
-    queued. Queries: 1 for the list, then per campaign its lock (2), the rows' lock (1),
+    queued. Queries: 1 for the list, then per campaign its locks (3), the rows' lock (1),
     ``post_notifications_queue``'s constant number and 1 update."""
     pending = Post.objects.filter(fan_out_pending=True)
     if post_ids is not None:
@@ -53,6 +54,9 @@ def _fan_out_campaign(campaign_id: int, ids: list[int]) -> tuple[int, int]:
     """Fan out the posts ``ids`` of one campaign that are still pending and not locked by
     another worker, in one transaction. Returns ``(posts, e-mails)``."""
     with campaign_lock(campaign_id, shared=True):
+        # One fan-out of the campaign at a time (its posts' first notices read and write the
+        # readers' markers: two at once could both tell a reader); posts still run beside.
+        key_lock("fan-out")
         mine = lock_rows(Post.objects.filter(pk__in=ids, fan_out_pending=True), skip_locked=True)
         if not mine:
             return 0, 0
