@@ -37,14 +37,15 @@ from escenas import selectors, services
 from escenas.access import (
     SceneAccess,
     access_campaign_viewer,
-    access_post,
     access_scene,
+    campaign_posts,
+    post_visible_to,
     scene_access,
 )
 from escenas.api_roll_spec import PostCreateSerializer
 from escenas.models import NonPlayerCharacter, Post, Scene
 from mundo.api import PageNumberPagination, errors
-from nucleo.errors import Forbidden
+from nucleo.errors import Forbidden, NotFound
 from personajes import api as personajes_api
 from personajes.models import Character
 
@@ -399,7 +400,12 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
             )
         except DjangoValidationError as exc:
             raise as_drf(exc, {"voice": "as"} if "as" in request.data else {}) from None
-        post, _access = access_post(request.user, made.pk, campaign=access.scene.campaign)
+        # Read back in the list's shape under the access checked above (issue 13: no second
+        # access check); a retry of a post deleted since is not shown, as before.
+        post = campaign_posts(access.scene.campaign).get(pk=made.pk)
+        if not post_visible_to(post, access.viewer, access):
+            raise NotFound()
+        with_rolls([post], access)
         body = PostSerializer(selectors.post_view(post, access.viewer)).data
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

@@ -152,7 +152,8 @@ class Post(models.Model):
     in-game day of posting. Deleted posts keep their rows and rolls (the master still sees
     them). ``edited_after_roll``: the post had rolls when it was edited. ``reply_to``: the post
     it answers (same scene); ``mentions``: the members its text names with ``@``
-    (``escenas.mentions``), told about it when they may read it.
+    (``escenas.mentions``), told about it when they may read it. ``fan_out_pending``: its
+    readers' e-mails are still to be queued, after its commit (``escenas.post_fanout``).
     """
 
     class Voice(models.TextChoices):
@@ -224,12 +225,17 @@ class Post(models.Model):
         blank=True,
         related_name="+",
     )
+    fan_out_pending = models.BooleanField(default=False, editable=False)
 
     class Meta:
         verbose_name = _("post")
         verbose_name_plural = _("posts")
         ordering = ["id"]
-        indexes = [models.Index(fields=["scene", "id"], name="post_scene_id")]
+        indexes = [
+            models.Index(fields=["scene", "id"], name="post_scene_id"),
+            # The sweep's list of posts whose fan-out has not run: few rows, never the table.
+            models.Index(fields=["id"], condition=Q(fan_out_pending=True), name="post_fan_out"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["scene", "idempotency_key"], name="post_unique_idempotency_key"
@@ -361,11 +367,14 @@ class Draft(models.Model):
 
 
 class SceneRead(models.Model):
-    """The last post (id) a user has seen in a scene: posts after it are unread."""
+    """The last post (id) a user has seen in a scene: posts after it are unread; and the last
+    post they were e-mailed about there (``escenas.first_notice``: no other e-mail while it
+    is after ``last_post_id``)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="reads")
     last_post_id = models.BigIntegerField(default=0)
+    notified_post_id = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "scene"], name="scene_read_unique")]

@@ -28,6 +28,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from escenas import selectors
+from escenas.first_notice import first_notices
 from escenas.models import (
     NotificationPreference,
     Post,
@@ -223,20 +224,17 @@ def _posts_for_mail(post_ids: Iterable[int]) -> list[Post]:
 
 def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
     """Put in the outbox one e-mail per (post, participant who wants each post and has not
-    muted the campaign), at most once each, in the caller's transaction: the post's own, so a
-    rolled back post sends nothing and a committed one is never forgotten. The delivery task
-    runs after the commit (``nucleo.mail``). The scene's own mode wins over those: a followed
-    scene is e-mailed, a muted one is not (``scene_mode_set``). Each e-mail is written in its
-    reader's language and time zone (``nucleo.readers``), not the author's.
-
-    The ``PostNotification`` rows (unique per post and user) record who was told, so a second
-    call for the same posts queues nothing. No row lock is taken: the posts are new in the
-    caller's transaction (which holds the campaign lock for a player's post). Returns how many
-    e-mails were queued. A constant number of queries whatever the number of posts (the daily
-    tick writes one diary post per character): see ``_posts_for_mail`` and
-    ``_recipients_by_post`` (with the scenes' follows and mutes: 1), then the recipients'
-    settings and mutes (2), what was already queued (1), and the inserts (2) (in a transaction
-    of its own only when the caller has none).
+    muted the campaign), at most once each, in the caller's transaction (a rolled back post
+    sends nothing; delivered after the commit: ``nucleo.mail``); a followed scene is e-mailed,
+    a muted one not (``scene_mode_set``); a reader told about a post they have not read yet
+    is not told again (``first_notice``). Each e-mail in its reader's language and time zone
+    (``nucleo.readers``). ``PostNotification`` rows (unique per post and user) record who was
+    told: a second call for the same posts queues nothing. The caller holds the campaign lock
+    (a post's transaction, or ``post_fanout``). Returns how many e-mails were queued. A
+    constant number of queries whatever the number of posts (the tick writes one diary post
+    per character): ``_posts_for_mail``, ``_recipients_by_post`` (with the scenes' follows and
+    mutes: 1), the recipients' settings and mutes (2), what was queued already (1), the read
+    markers (2), the inserts (2).
     """
     posts = _posts_for_mail(post_ids)
     scene_modes = scene_modes_of({p.scene_id for p in posts})
@@ -270,6 +268,8 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
             ).values_list("post_id", "user_id")
         )
         todo = [(p, u, v) for p, u, v in wanted if (p.pk, u.pk) not in done]
+        follows = {key for key, mode in scene_modes.items() if mode == FOLLOW}
+        todo = first_notices(todo, follows)  # one e-mail until the reader visits again
         PostNotification.objects.bulk_create(
             [PostNotification(post=p, user=u) for p, u, _v in todo], ignore_conflicts=True
         )
@@ -410,15 +410,12 @@ def _settings_of(user_ids: set[int]) -> tuple[dict[int, str], set[tuple[int, int
 def notifications_mark_sent(*, post_ids: Iterable[int]) -> int:
     """Record posts as already e-mailed to everyone who would be told about them, without
     sending anything (for history loaded in bulk, e.g. the demo): their e-mails still in the
-    outbox are withdrawn. Returns the rows written."""
+    outbox are withdrawn, their fan-out is done. Returns the rows written."""
     posts = _posts_for_mail(post_ids)
     recipients = _recipients_by_post(posts)
-    rows = [
-        PostNotification(post=post, user=user)
-        for post in posts
-        for user, _view in recipients[post.pk]
-    ]
+    rows = [PostNotification(post=p, user=u) for p in posts for u, _view in recipients[p.pk]]
     PostNotification.objects.bulk_create(rows, ignore_conflicts=True)
+    Post.objects.filter(pk__in=[p.pk for p in posts]).update(fan_out_pending=False)
     outbox_withdraw(post_topic(post.pk) for post in posts)
     return len(rows)
 

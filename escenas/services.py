@@ -51,7 +51,7 @@ from escenas.reading import scene_mark_read as scene_mark_read  # the pages call
 from escenas.rendering import render_markdown
 from escenas.roll_requests import roll_request_cancel as roll_request_cancel  # re-exported
 from escenas.roll_requests import roll_request_create as roll_request_create  # re-exported
-from escenas.tasks import notify_posts
+from escenas.tasks import fan_out_after_commit, notify_posts
 from mundo.access import require_master
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_lock, campaign_locked, key_lock, lock_row
@@ -164,8 +164,7 @@ def post_create(
     lock. Raises ServiceError (nothing saved) for any refusal, the characters service's included
     (dead character, unknown trait). ``reply_to``: the post it answers (of this scene, seen by
     the author). Members named with ``@`` are linked, stored and told if they may see the post
-    (``escenas.mentions``). Source: RULES.md R2–R4, R9 (rolls), DESIGN.md (idempotency,
-    append-only rolls).
+    (``escenas.mentions``). Source: RULES.md R2–R4, R9, DESIGN.md (idempotency, rolls).
     """
     if not access.can_post or author is None or not author.is_authenticated:
         raise ServiceError(_("You cannot write in this scene."))
@@ -206,6 +205,7 @@ def post_create(
             idempotency_key=key,
             created_at=(now := timezone.now()),
             updated_at=now,
+            fan_out_pending=True,  # its e-mails are queued after the commit
         )
         post_rolls_create(access, post, asked=asked, requests=requests, character=post_character)
         _post_written(post, author=author, whisper_to=recipients, mentioned=mentioned)
@@ -231,16 +231,16 @@ def _post_written(
     mentioned: frozenset[int] = frozenset(),
 ) -> None:
     """What follows a new post: its whisper recipients and mentioned members, the author's
-    draft gone and read marker on it, its e-mails in the outbox (sent after the commit), last
-    the scene's last-post time (only forwards): its row lock, which every post of the scene
-    waits for, is then held only until the commit."""
+    draft gone and read marker on it, its e-mails queued after the commit, off the request's
+    locks (``escenas.post_fanout``), last the scene's last-post time (only forwards): its row
+    lock, which every post of the scene waits for, is then held only until the commit."""
     if whisper_to:
         post.whisper_to.set(whisper_to)
     if mentioned - {author.pk}:
         post.mentions.set(mentioned - {author.pk})
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
     author_read(scene=post.scene, user=author, post_id=post.pk)
-    notify_posts([post.pk])
+    fan_out_after_commit([post.pk])
     later = Scene.objects.filter(pk=post.scene_id).exclude(last_post_at__gte=post.created_at)
     later.update(last_post_at=post.created_at)
 

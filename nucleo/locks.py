@@ -204,7 +204,9 @@ def ledger_lock(model: type[Model], campaign_id: int, prefix: Sequence[int]) -> 
         )
 
 
-def lock_rows[M: Model](queryset: QuerySet[M], *, account: bool = False) -> list[M]:
+def lock_rows[M: Model](
+    queryset: QuerySet[M], *, account: bool = False, skip_locked: bool = False
+) -> list[M]:
     """Lock the rows of ``queryset`` (its own table only) in primary-key order and return them.
 
     Campaign data: call inside ``campaign_lock``; raises ``LockOrderError`` otherwise. Lock each
@@ -213,7 +215,9 @@ def lock_rows[M: Model](queryset: QuerySet[M], *, account: bool = False) -> list
     roll too). ``account=True`` is for rows that belong to no campaign (a user, their API
     tokens): those are locked in a transaction of their own, never inside a campaign's lock
     (``LockOrderError`` then), so the two kinds of lock never wait on each other. Needs an open
-    transaction (``transaction.atomic``) either way.
+    transaction (``transaction.atomic``) either way. ``skip_locked=True``: rows another
+    transaction holds are left out instead of waited for (``SKIP LOCKED`` where the database
+    has it), for work another worker is doing already (``escenas.post_fanout``).
     """
     held = _held.get()
     if account and held is not None:
@@ -226,7 +230,8 @@ def lock_rows[M: Model](queryset: QuerySet[M], *, account: bool = False) -> list
             f"{queryset.model.__name__} rows locked before their campaign: "
             "enter nucleo.locks.campaign_lock first."
         )
-    return list(queryset.select_for_update(of=("self",)).order_by("pk"))
+    skip = skip_locked and connection.features.has_select_for_update_skip_locked
+    return list(queryset.select_for_update(of=("self",), skip_locked=skip).order_by("pk"))
 
 
 def lock_row[M: Model](queryset: QuerySet[M] | Manager[M], pk: int) -> M:

@@ -276,6 +276,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "partida.advance_due_campaigns",
         "schedule": float(env_int("PARTIDA_BEAT_INTERVAL_S", 300)),
     },
+    # Scenes: the e-mails of any post whose fan-out task never ran (new posts queue their
+    # own after the commit). Safe to run twice: escenas.post_fanout.
+    "fan-out-pending-posts": {"task": "escenas.fan_out_pending_posts", "schedule": 60.0},
     # Scenes: the daily e-mail digest (safe to run twice: escenas.notifications.digests_send).
     "send-daily-digests": {"task": "escenas.send_digests", "schedule": 24 * 3600.0},
     # The e-mail outbox: retries of failed messages come due here (new ones are delivered

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from django.core import mail
 
+from escenas.tasks import fan_out_pending_posts
 from nucleo.mail import outbox_deliver
 
 
 def delivered() -> list[mail.EmailMessage]:
-    """Send every due outbox message through the test mailer (``mail.outbox``) and return
-    ``mail.outbox``: everything sent so far in this test, in order."""
+    """Queue the e-mails of new posts (the worker's fan-out, ``escenas.post_fanout``: after
+    the commit, which a test's transaction never reaches), send every due outbox message
+    through the test mailer (``mail.outbox``) and return ``mail.outbox``: everything sent so
+    far in this test, in order."""
+    fan_out_pending_posts()
     while outbox_deliver().sent:
         pass
     return mail.outbox

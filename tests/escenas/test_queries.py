@@ -220,20 +220,17 @@ def _post_with_action_roll(scene, author, character) -> list[str]:
 def test_posting_with_a_roll_costs_the_same_with_1_or_20_posts_in_the_scene(
     story, player_a, char_a
 ):
-    """Writing is pinned too: 31 statements, 27 of them queries, on SQLite; on PostgreSQL two
+    """Writing is pinned too: 17 statements, 13 of them queries, on SQLite; on PostgreSQL two
     more (the idempotency key's lock and the roll sequence's ledger lock, ``nucleo.locks``:
     the price of posts of a campaign running side by side instead of one at a time).
     In order: the campaign lock (shared), [the key's lock], the idempotency key, the post; the
     author's dice seed (the player's share mixed into the roll, issue 16); the roll (in a
     savepoint, under the post's lock: the campaign row is not read again): the character's
     lock, the trait, its value, [the ledger lock], the ledger's sequence count, the roll; then
-    the post's roll link, the draft, the read marker; then its e-mails, in the same
-    transaction so none is lost (``post_notifications_queue``): the post with what the e-mail
-    shows (5: with the members it mentions), the scene's follows and mutes (1, issue 15), the
-    members with their reader settings and characters (2), the recipients' settings and mutes
-    (2), their characters in the campaign (1: a player whose characters are all dead is not
-    told unless following it), what was queued already (1), the notification and outbox rows
-    (2); last, the scene's last-post time (its row lock held only until the commit).
+    the post's roll link, the draft, the read marker; last, the scene's last-post time (its
+    row lock held only until the commit). Its e-mails are no longer queued here (14 queries
+    fewer than before, issue 13): the post is written ``fan_out_pending`` and fanned out after
+    the commit (``escenas.post_fanout``; ``test_notifications`` pins that).
     Justify any new query: the number must not grow with the scene. (The author's first post
     in a scene also creates their read marker: the warm-up post below.)"""
     add_posts(story, player_a, 1, character=char_a)
@@ -244,4 +241,4 @@ def test_posting_with_a_roll_costs_the_same_with_1_or_20_posts_in_the_scene(
     assert len(second) == len(twenty_first), "\n".join([*second, "-----", *twenty_first])
     statements = [sql for sql in second if "SAVEPOINT" not in sql]
     locks = 2 if connection.vendor == "postgresql" else 0
-    assert (len(second), len(statements)) == (31 + locks, 27 + locks), "\n".join(second)
+    assert (len(second), len(statements)) == (17 + locks, 13 + locks), "\n".join(second)

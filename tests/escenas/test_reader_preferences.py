@@ -18,10 +18,10 @@ from django.utils import timezone
 from escenas import notifications, services
 from escenas.models import NotificationPreference
 from nucleo import readers
-from nucleo.mail import outbox_deliver
 from nucleo.models import UserSettings
 from tests.escenas.conftest import access_for, client_for
 from tests.escenas.factories import new_key
+from tests.outbox import delivered
 
 
 def say(scene, user, body, character=None):
@@ -115,7 +115,7 @@ def test_each_email_is_in_its_readers_language_and_zone(
     mexican(player_a)
     post = say(story, master, "La gasolinera está vacía.")
     say(story, player_a, "Entro.", character=char_a)
-    outbox_deliver()
+    delivered()  # the posts' fan-out, then the delivery
     by_to = {m.to[0]: m for m in mailoutbox}
     to_a, to_master = by_to[player_a.email], by_to[master.email]
     assert "Read it and answer:" in to_a.body and "Léelo y contesta:" not in to_a.body
@@ -131,7 +131,7 @@ def test_the_digest_is_in_its_readers_language(story, master, player_a, mailoutb
     )
     post = say(story, master, "Ruido en el almacén.")
     assert notifications.digests_send() == 1
-    outbox_deliver()
+    delivered()  # the posts' fan-out, then the delivery
     (digest,) = [m for m in mailoutbox if m.to == [player_a.email]]
     assert digest.subject == "Partida: 1 new posts"
     when = timezone.localtime(post.created_at, zoneinfo.ZoneInfo("America/Mexico_City"))
@@ -143,11 +143,11 @@ def test_the_digest_is_in_its_readers_language(story, master, player_a, mailoutb
 
 def test_following_a_scene_mails_a_reader_who_takes_no_part(story, master, player_b, mailoutbox):
     say(story, master, "Primero.")
-    outbox_deliver()
+    delivered()  # the posts' fan-out, then the delivery
     assert player_b.email not in {m.to[0] for m in mailoutbox}
     notifications.scene_mode_set(user=player_b, scene=story, mode=notifications.FOLLOW)
     say(story, master, "Segundo.")
-    outbox_deliver()
+    delivered()  # the posts' fan-out, then the delivery
     assert [m.to[0] for m in mailoutbox].count(player_b.email) == 1
 
 
@@ -158,16 +158,16 @@ def test_a_followed_scene_wins_over_a_muted_campaign_and_a_muted_scene_over_the_
     pref.muted_campaigns.add(story.campaign)
     notifications.scene_mode_set(user=player_a, scene=story, mode=notifications.FOLLOW)
     say(story, master, "Uno.")
-    outbox_deliver()
+    delivered()  # the posts' fan-out, then the delivery
     assert [m.to[0] for m in mailoutbox] == [player_a.email]
     pref.muted_campaigns.clear()
     notifications.scene_mode_set(user=player_a, scene=story, mode=notifications.MUTE)
     say(story, master, "Dos.")
-    outbox_deliver()
+    delivered()  # the posts' fan-out, then the delivery
     assert [m.to[0] for m in mailoutbox] == [player_a.email]  # nothing new
     notifications.scene_mode_set(user=player_a, scene=story, mode="default")
     say(story, master, "Tres.")
-    outbox_deliver()
+    delivered()  # the posts' fan-out, then the delivery
     assert [m.to[0] for m in mailoutbox] == [player_a.email] * 2
 
 

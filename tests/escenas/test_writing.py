@@ -13,7 +13,7 @@ import re
 import pytest
 from rest_framework.test import APIClient
 
-from escenas import quoting, scenes, services
+from escenas import quoting, scenes, services, tasks
 from escenas.models import NotificationPreference, Post, PostNotification, Scene
 from escenas.rendering import MentionTarget, render_post
 from tests.escenas.conftest import access_for, client_for
@@ -31,6 +31,9 @@ def write(scene, user, body="", **kwargs):
 
 
 def told(post) -> set[str]:
+    """Who was told about ``post``, once its fan-out has run (after the commit: the worker's
+    sweep here, as a test's transaction never commits)."""
+    tasks.fan_out_pending_posts()
     return set(PostNotification.objects.filter(post=post).values_list("user__username", flat=True))
 
 
