@@ -15,6 +15,7 @@ saved are deleted).
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import io
 import json
@@ -44,6 +45,9 @@ EXCLUDED = {
     "partida.campaignexport",
     "escenas.notificationpreference",
 }
+POST_MARKS = {"escenas.sceneread": ("last_post_id", "notified_post_id")}
+"""Plain integer columns that hold a post's id as a high-water mark (read up to, told up to):
+no foreign key says so, so the import remaps them itself (``_marks_remap``)."""
 
 
 def _label(model: type[models.Model]) -> str:
@@ -333,6 +337,7 @@ def campaign_import(data: io.BufferedIOBase | io.BytesIO, *, slug: str | None = 
                 rows = document["models"].get(_label(model), [])
                 _rows_create(model, rows, pk_map, names)
                 result.rows[_label(model)] = len(rows)
+            _marks_remap(document, pk_map)
             campaign_pk = pk_map[_label(Campaign)][campaign_row["pk"]]
             result.campaign = Campaign.objects.get(pk=campaign_pk)
     except BaseException:
@@ -340,6 +345,25 @@ def campaign_import(data: io.BufferedIOBase | io.BytesIO, *, slug: str | None = 
             default_storage.delete(stored)
         raise
     return result
+
+
+def _marks_remap(document: dict[str, Any], pk_map: dict[str, dict[int, int]]) -> None:
+    """Point every ``POST_MARKS`` column at the new id of the newest archived post at or below
+    its archived value (0 stays 0: nothing read yet). Posts are created in archived-pk order,
+    so new ids keep the old order and "every post up to the mark" keeps its meaning."""
+    posts = sorted(pk_map.get("escenas.post", {}).items())
+    old = [archived for archived, _new in posts]
+    for label, fields in POST_MARKS.items():
+        model = apps.get_model(label)
+        objs = []
+        for row in document["models"].get(label, []):
+            obj = model(pk=pk_map[label][row["pk"]])
+            for name in fields:
+                below = bisect.bisect_right(old, row.get(name) or 0)
+                setattr(obj, name, posts[below - 1][1] if below else 0)
+            objs.append(obj)
+        if objs:
+            model._default_manager.bulk_update(objs, list(fields))
 
 
 def _files_save(files: dict[str, bytes], names: dict[str, str]) -> None:

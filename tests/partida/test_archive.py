@@ -65,6 +65,8 @@ def remapped(document: dict, pk_map: dict[str, dict[int, int]], names: dict[str,
                 new[name] = sorted(pk_map[target][pk] for pk in row[name])
             for name in files:
                 new[name] = names.get(row[name], row[name])
+            for name in archive.POST_MARKS.get(label, ()):  # a post's id, not a foreign key
+                new[name] = pk_map["escenas.post"][row[name]] if row[name] else 0
             rows.append(new)
         result[label] = rows
     return result
@@ -208,3 +210,31 @@ def test_a_fights_turn_rolls_follow_the_import(demo):
         ]
         assert {c for _pk, c, _d, _k in new} == {copy.pk}
         assert not {pk for pk, *_ in new} & {pk for pk, *_ in old}
+
+
+def test_read_and_notice_marks_point_at_the_same_posts_after_the_import(demo):
+    # SceneRead's marks are plain post ids (no foreign key): each reader has read, and been
+    # told about, the same posts of the copy as of the original, down to a mark left at a
+    # deleted post's id, which falls back to the newest post before it.
+    from django.db.models import Count
+
+    from escenas.models import Post, SceneRead
+
+    scene = demo.scenes.annotate(n=Count("posts")).order_by("-n", "pk").first()
+    posts = list(Post.objects.filter(scene=scene).order_by("pk").values_list("pk", flat=True))
+    assert len(posts) >= 3
+    user = get_user_model().objects.get(username="ana")
+    SceneRead.objects.update_or_create(
+        user=user,
+        scene=scene,
+        defaults={"last_post_id": posts[1], "notified_post_id": posts[-1] + 1000},
+    )
+    data, _document = exported(demo)
+    copy = archive.campaign_import(io.BytesIO(data), slug="valle-gris-copia").campaign
+    copied = copy.scenes.get(title=scene.title)
+    mark = SceneRead.objects.get(user=user, scene=copied)
+    new_posts = list(Post.objects.filter(scene=copied).order_by("pk").values_list("pk", flat=True))
+    assert mark.last_post_id == new_posts[1]
+    assert Post.objects.filter(scene=copied, pk__gt=mark.last_post_id).count() == len(posts) - 2
+    newest_in_campaign = Post.objects.filter(scene__campaign=copy).order_by("pk").last()
+    assert mark.notified_post_id == newest_in_campaign.pk
