@@ -51,10 +51,14 @@ Backend: the ``default`` cache (Redis with ``REDIS_URL``, else local memory; see
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone, translation
 
@@ -115,7 +119,10 @@ def post_key(
     lang = translation.get_language() or ""
     zone = timezone.get_current_timezone_name()
     flags = f"{int(is_new)}{int(oob)}"
-    return f"escenas:post:{post_id}:{stamp}:{rights}:{flags}:{lang}:{zone}:{slug}:{generation}"
+    code = code_stamp()
+    return (
+        f"escenas:post:{post_id}:{stamp}:{rights}:{flags}:{lang}:{zone}:{slug}:{generation}:{code}"
+    )
 
 
 def cached_fragments(keys: Iterable[str]) -> dict[str, str]:
@@ -139,11 +146,30 @@ def fill_csrf(html: str, token: Any) -> str:
 def versioned_key(kind: str, *parts: object) -> str:
     """The cache key of a larger cached piece (``kind``: ``list``, ``page``): its own ``parts``
     (the scene's version, the viewer, the cursor…) plus what every piece depends on, the active
-    language and time zone and the names generation."""
+    language and time zone, the names generation and the code's stamp."""
     lang = translation.get_language() or ""
     zone = timezone.get_current_timezone_name()
     joined = ":".join(str(p) for p in parts)
-    return f"escenas:{kind}:{joined}:{lang}:{zone}:{names_generation()}"
+    return f"escenas:{kind}:{joined}:{lang}:{zone}:{names_generation()}:{code_stamp()}"
+
+
+@functools.cache
+def code_stamp() -> str:
+    """A digest of the names and modification times of the project's files (apps, templates,
+    catalogues; read once per process): it changes with every deploy that changes one, so
+    no piece a shared cache kept for the old code (a post fragment without a link the new
+    template has) is served by the new one, and a deploy needs no cache flush."""
+    root = Path(settings.BASE_DIR)
+    stamps = sorted(
+        (str(path.relative_to(root)), path.stat().st_mtime_ns)
+        for folder in CODE_FOLDERS
+        for path in (root / folder).rglob("*")
+        if path.is_file() and path.suffix in (".py", ".html", ".mo", ".json")
+    )
+    return hashlib.sha256(repr(stamps).encode()).hexdigest()[:16]
+
+
+CODE_FOLDERS = ("escenas", "personajes", "mundo", "nucleo", "partida", "templates", "locale")
 
 
 def cached_value(key: str) -> Any:

@@ -6,8 +6,8 @@ no scene query, no render.
 
 - **Key** (``page_key``): the user (id, username, staff flag: the header), the full path
   (the cursor, reply and quote links), whether it is an htmx request, the active language and
-  time zone, and the code's stamp (``code_stamp``: a deploy with other templates, code or
-  catalogues never serves a page the old one kept in a shared cache). Only for a GET with no
+  time zone, and the code's stamp (``fragments.code_stamp``: a deploy with other templates,
+  code or catalogues never serves a page the old one kept in a shared cache). Only for a GET with no
   pending message and no signed-out stash for the scene (both are consumed by the render).
 - **Validity**: the page is stored with the write generation (``nucleo.table_writes``) of every
   table its render read, taken *before* the reads, plus the names generation
@@ -29,12 +29,10 @@ Off with ``settings.ESCENAS_VIEWER_PAGES = False``.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -81,27 +79,10 @@ def page_key(request: HttpRequest, scene_pk: int) -> str:
         int(bool(getattr(request, "htmx", False))),
         translation.get_language() or "",
         timezone.get_current_timezone_name(),
-        code_stamp(),
+        fragments.code_stamp(),
     )
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
     return f"escenas:viewer-page:{user.pk}:{scene_pk}:{digest}"
-
-
-@functools.cache
-def code_stamp() -> str:
-    """A digest of the names and modification times of the project's files (apps, templates,
-    catalogues; read once per process): it changes with every deploy that changes one."""
-    root = Path(settings.BASE_DIR)
-    stamps = sorted(
-        (str(path.relative_to(root)), path.stat().st_mtime_ns)
-        for folder in CODE_FOLDERS
-        for path in (root / folder).rglob("*")
-        if path.is_file() and path.suffix in (".py", ".html", ".mo", ".json")
-    )
-    return hashlib.sha256(repr(stamps).encode()).hexdigest()[:16]
-
-
-CODE_FOLDERS = ("escenas", "personajes", "mundo", "nucleo", "partida", "templates", "locale")
 
 
 def _has_stash(request: HttpRequest, scene_pk: int) -> bool:

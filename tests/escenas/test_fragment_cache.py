@@ -130,3 +130,48 @@ def test_an_edit_reaches_cached_posts(story, master, player_b):
         services.post_edit(post=post, editor=master, body="Texto corregido", note_to_master="")
         html = client.get(url).content.decode()
     assert "Texto corregido" in html and "Texto original" not in html
+
+
+def test_every_cached_piece_is_keyed_on_the_codes_stamp(monkeypatch):
+    """A deploy with other code, templates or catalogues gets a new ``code_stamp``, so no post
+    fragment, post list or page kept by the old code is served: no cache flush on deploy."""
+    import datetime
+
+    from escenas import fragments
+
+    def keys() -> tuple[str, str]:
+        post = fragments.post_key(
+            post_id=7,
+            updated_at=datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC),
+            rights="player",
+            is_new=False,
+            slug="valle",
+            generation="g1",
+        )
+        return post, fragments.versioned_key("list", 3, "cursor")
+
+    before = keys()
+    assert keys() == before  # the same code, the same keys
+    monkeypatch.setattr(fragments, "code_stamp", lambda: "another-deploy")
+    after = keys()
+    assert after[0] != before[0] and after[1] != before[1]
+    assert all(key.endswith(":another-deploy") for key in after)
+
+
+def test_the_codes_stamp_follows_the_files(settings, tmp_path):
+    """``code_stamp`` digests the names and modification times of the apps' and templates'
+    files: a changed template gives another stamp; other files do not count."""
+    import os
+
+    from escenas import fragments
+
+    (tmp_path / "templates").mkdir()
+    page = tmp_path / "templates" / "page.html"
+    page.write_text("<p>one</p>")
+    os.utime(page, ns=(1_000_000_000, 1_000_000_000))
+    settings.BASE_DIR = tmp_path
+    first = fragments.code_stamp.__wrapped__()
+    (tmp_path / "templates" / "notes.txt").write_text("not code")
+    assert fragments.code_stamp.__wrapped__() == first
+    os.utime(page, ns=(2_000_000_000, 2_000_000_000))
+    assert fragments.code_stamp.__wrapped__() != first
