@@ -187,8 +187,10 @@ def test_the_quote_of_each_post_follows_the_permission_matrix(quotable, cast, wh
             assert text.startswith(f"> **{post.speaker_name}** [escribió](/partidas/")
             assert f"/mensajes/{post.pk}/" in text
             assert post.body in text
+            # Without the link's address, whose post id may hold the hidden roll's "40".
+            words = re.sub(r"\]\([^)]*\)", "]()", text)
             for secret in NEVER_QUOTED:
-                assert secret not in text, (who, name, secret)
+                assert secret not in words, (who, name, secret)
 
 
 def test_a_quote_leaves_out_quotes_and_spoilers_escapes_mentions_and_is_short(story, master):
@@ -255,6 +257,7 @@ def test_the_mention_email_says_so_in_the_readers_language(
 
     UserSettings.objects.create(user=player_b, language="en", time_zone="Europe/Madrid")
     post = write(story, player_a, "@bruno y @master, mirad esto", character=char_a)
+    tasks.fan_out_pending_posts()  # the e-mails are queued after the commit
     mails = {m.recipient: m for m in OutboxMessage.objects.filter(topic=f"post:{post.pk}")}
     bruno, boss = mails["bruno@example.com"], mails["master@example.com"]
     # bruno reads English; the master (no settings) the site's Spanish.
@@ -267,6 +270,7 @@ def test_the_mention_email_says_so_in_the_readers_language(
     assert "porque te han mencionado en esta escena" in boss.body_text
     # A participant who is not named gets the ordinary e-mail.
     plain = write(story, master, "Sin nombres.", voice="narrator")
+    tasks.fan_out_pending_posts()
     (told_a,) = OutboxMessage.objects.filter(topic=f"post:{plain.pk}")
     assert "mencionado" not in told_a.subject + told_a.body_text
 

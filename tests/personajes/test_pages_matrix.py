@@ -152,10 +152,12 @@ PAGES: dict[str, Page] = {
         {"master": 302, "player_a": 404, "player_b": 404, "outsider": 404, "anonymous": 302},
         data={"decision": "approve"},
     ),
-    "review GET (POST only)": Page(
+    # A GET (the "Review" link of the pending list, «Mi mesa», the sheet e-mail) takes the
+    # master to the sheet's review form; everyone else is refused as for the POST.
+    "review GET (link to the form)": Page(
         "get",
         "/personajes/{submitted}/revision/",
-        {"master": 405, "player_a": 405, "player_b": 405, "outsider": 405, "anonymous": 302},
+        {"master": 302, "player_a": 404, "player_b": 404, "outsider": 404, "anonymous": 302},
     ),
     "roll GET": Page(
         "get",
