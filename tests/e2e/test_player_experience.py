@@ -113,7 +113,14 @@ def test_invitation_to_diary_in_both_languages_on_a_phone_and_a_desktop(demo, li
     page.locator("#reply-status").wait_for()
     assert page.locator('#post-form input[name="reply_to"]').input_value() == str(quoted)
     box.press("End")
-    box.press_sequentially("\n\n**Nora** llega al surtidor. ¿Me cubres, @master?")
+    # The preview answers once typing pauses (htmx, 600 ms), queued behind the draft autosave:
+    # wait for the answer that holds the whole text, so a slow machine is not a failure.
+    with page.expect_response(
+        lambda r: "/vista-previa/" in r.url and "Nora" in (r.request.post_data or ""),
+        timeout=30_000,
+    ) as answered:
+        box.press_sequentially("\n\n**Nora** llega al surtidor. ¿Me cubres, @master?")
+    assert answered.value.status == 200, answered.value.status
     preview = page.locator("#id_body-preview")
     preview.locator("strong", has_text="Nora").wait_for()
     preview.locator("a.mention", has_text="@master").wait_for()
