@@ -16,6 +16,8 @@ no sideways scroll on the phone. Screenshots go to tests/e2e/screenshots/ (ignor
 
 from __future__ import annotations
 
+import re
+
 from tests.e2e.test_acceptance_journey import invitation_made, sheet_sent, sign_up_and_join, watch
 from tests.e2e.test_accessibility import DESKTOP, PHONE, demo, page_for
 from tests.e2e.test_inbox import SHOTS
@@ -53,6 +55,7 @@ def test_invitation_to_diary_in_both_languages_on_a_phone_and_a_desktop(demo, li
     from django.contrib.auth import get_user_model
     from django.db import connections
     from django.urls import reverse
+    from playwright.sync_api import expect
 
     from escenas import scenes
     from escenas.models import Post, Scene
@@ -112,6 +115,9 @@ def test_invitation_to_diary_in_both_languages_on_a_phone_and_a_desktop(demo, li
     box = page.locator("#id_body")
     page.locator("#reply-status").wait_for()
     assert page.locator('#post-form input[name="reply_to"]').input_value() == str(quoted)
+    # The reply line shows at once; the quote comes from the server after it (writing.js's
+    # fetch): typing before it lands would put the text before the quote.
+    expect(box).to_have_value(re.compile(r"^> ", re.MULTILINE), timeout=30_000)
     box.press("End")
     # The preview answers once typing pauses (htmx, 600 ms), queued behind the draft autosave:
     # wait for the answer that holds the whole text, so a slow machine is not a failure.
