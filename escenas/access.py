@@ -196,16 +196,17 @@ def scenes_readable_q(viewer: CharacterViewer) -> Q:
         # Participation counts for members only: a former member whose character still takes
         # part reads what an outsider reads (as in ``scene_access``).
         return public_story & Q(campaign__is_public=True)
-    ids = list(viewer.character_ids)
-    participating = Exists(
-        Scene.participants.through.objects.filter(scene_id=OuterRef("pk"), character_id__in=ids)
-    )
+    # By player and campaign, not ``character_ids``: 500 ids would bind 1 000 parameters.
+    uid = viewer.user_id
+    mine = {"character__player_id": uid, "character__campaign_id": OuterRef("campaign_id")}
+    joined = Scene.participants.through.objects.filter(scene_id=OuterRef("pk"), **mine)
+    own_diary = Q(diary_character__player_id=uid, diary_character__campaign_id=F("campaign_id"))
     return (
         public_story
         | Q(kind=Scene.Kind.STORY, readers=Scene.Readers.MEMBERS)
-        | (Q(kind=Scene.Kind.STORY) & participating)
+        | (Q(kind=Scene.Kind.STORY) & Exists(joined))
         | Q(kind=Scene.Kind.OFFTOPIC)
-        | Q(kind=Scene.Kind.DIARY, diary_character_id__in=ids)
+        | (Q(kind=Scene.Kind.DIARY) & own_diary)
     )
 
 

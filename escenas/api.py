@@ -156,7 +156,7 @@ class SceneListView(generics.ListAPIView):
     def paginate_queryset(self, queryset: Any) -> list[selectors.SceneRow] | None:  # type: ignore[override]
         # The database limits the scenes to one page; only that page becomes rows.
         page = super().paginate_queryset(queryset)
-        return None if page is None else selectors.scene_rows(page)
+        return None if page is None else selectors.scene_rows(page, self.viewer)
 
     def get_serializer_context(self) -> dict[str, Any]:
         return {**super().get_serializer_context(), "viewer": getattr(self, "viewer", None)}

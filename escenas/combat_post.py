@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from escenas.combat_models import Combat, CombatTurn, CombatTurnRoll
-from escenas.models import Post, PostRoll, Scene
+from escenas.models import Post, PostRoll, Scene, scene_last_posts
 from escenas.rendering import render_markdown
 from escenas.tasks import notify_posts
 from mundo.models import Campaign
@@ -188,7 +188,7 @@ def turn_write(combat: Combat, campaign: Campaign, master: User, record: Any) ->
     )
     diary = _diary_posts(combat, campaign, record.diary, number=number, post=post)
     Scene.objects.filter(pk__in=[combat.scene_id, *(d.scene_id for d in diary)]).update(
-        last_post_at=now
+        last_post_at=now, **scene_last_posts()
     )
     notify_posts([post.pk, *(d.pk for d in diary)])
     turn = CombatTurn.objects.create(

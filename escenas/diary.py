@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from escenas.models import (
     Post,
     Scene,
+    scene_last_posts,
 )
 from escenas.rendering import render_markdown
 from escenas.scenes import diary_title
@@ -169,7 +170,7 @@ def diary_posts_create(*, entries: Sequence[Any]) -> list[Post]:
     Each post is written in its character's player's language (``nucleo.readers``; dates in
     the site's zone): the diary is theirs, whoever advanced the day. Queries: characters (1),
     scenes (1), missing scenes (0–2), existing keys (1), the players' languages (1), insert
-    (1), scene times (1).
+    (1), scene times and newest post ids (1, ``scene_last_posts``).
     Source: RULES.md R24 step 6–7, R25.
     """
     entries = list(entries)
@@ -218,7 +219,9 @@ def diary_posts_create(*, entries: Sequence[Any]) -> list[Post]:
         return []
     with transaction.atomic():
         created = Post.objects.bulk_create(new_posts)
-        Scene.objects.filter(pk__in={p.scene_id for p in created}).update(last_post_at=now)
+        Scene.objects.filter(pk__in={p.scene_id for p in created}).update(
+            last_post_at=now, **scene_last_posts()
+        )
         if all(p.pk for p in created):
             notify_posts([p.pk for p in created])
         else:  # a back end that does not return ids from a bulk insert

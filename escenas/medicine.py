@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from escenas.combat_models import Combat, Combatant, MedicineCure
-from escenas.models import Post, PostRoll, Scene
+from escenas.models import Post, PostRoll, Scene, scene_last_posts
 from escenas.rendering import render_markdown
 from escenas.tasks import notify_posts
 from mundo.access import is_master
@@ -59,7 +59,7 @@ def _post_roll(scene: Scene, user: User, campaign: Campaign, body: str, roll: Ro
         updated_at=now,
     )
     PostRoll.objects.create(post=post, roll=roll, position=0)
-    Scene.objects.filter(pk=scene.pk).update(last_post_at=now)
+    Scene.objects.filter(pk=scene.pk).update(last_post_at=now, **scene_last_posts())
     notify_posts([post.pk])
     return post
 

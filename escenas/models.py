@@ -13,11 +13,13 @@ Source: DESIGN.md ("Randomness and the roll ledger"), RULES.md R2–R4 (rolls), 
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce, Greatest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -41,7 +43,11 @@ class Scene(models.Model):
 
     ``readers`` (story scenes only) says who may read besides the participants and the master:
     nobody else, every player of the campaign, or anyone who may read the campaign (anonymous
-    visitors of a public campaign included). ``last_post_at`` orders the scene list.
+    visitors of a public campaign included). ``last_post_at`` is the time of its newest post;
+    ``last_post_id`` and ``last_public_post_id`` the ids of its newest post and of its newest
+    post every reader sees (not deleted, not a whisper), 0 when there is none: the scene list's
+    order for the master and for everyone else, kept by every writer of posts through
+    ``scene_last_posts`` (no per-scene subquery when the list is read).
     """
 
     class Kind(models.TextChoices):
@@ -86,11 +92,18 @@ class Scene(models.Model):
     )
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     last_post_at = models.DateTimeField(_("last post"), null=True, blank=True)
+    last_post_id = models.BigIntegerField(default=0, editable=False)
+    last_public_post_id = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         verbose_name = _("scene")
         verbose_name_plural = _("scenes")
         ordering = ["campaign", "-last_post_at", "-id"]
+        indexes = [
+            # The scene list's order within a campaign (``escenas.selectors.scene_list``).
+            models.Index(fields=["campaign", "-last_public_post_id"], name="scene_last_public"),
+            models.Index(fields=["campaign", "-last_post_id"], name="scene_last_post"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["campaign"],
@@ -109,6 +122,29 @@ class Scene(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("escenas:scene", kwargs={"slug": self.campaign.slug, "pk": self.pk})
+
+
+def scene_last_posts(*, exact: bool = False) -> dict[str, Any]:
+    """The values that set ``Scene.last_post_id`` and ``Scene.last_public_post_id`` from the
+    scene's posts, for ``Scene.objects.filter(...).update(**scene_last_posts())``: one UPDATE
+    (two correlated index probes of ``post_scene_id`` per scene) in the same statement that
+    moves ``last_post_at``. Only forwards by default (``Greatest`` with the stored id: a
+    concurrent post committed first is never undone by a later statement's older snapshot);
+    ``exact=True`` after a post is deleted (under the campaign lock), when the newest public
+    post may be an older one."""
+    newest = Post.objects.filter(scene=OuterRef("pk")).order_by("-id").values("id")[:1]
+    public = (
+        Post.objects.filter(scene=OuterRef("pk"), deleted_at__isnull=True, is_whisper=False)
+        .order_by("-id")
+        .values("id")[:1]
+    )
+    values: dict[str, Any] = {
+        "last_post_id": Coalesce(Subquery(newest), Value(0)),
+        "last_public_post_id": Coalesce(Subquery(public), Value(0)),
+    }
+    if not exact:
+        values = {name: Greatest(F(name), value) for name, value in values.items()}
+    return values
 
 
 class NonPlayerCharacter(models.Model):
@@ -232,9 +268,15 @@ class Post(models.Model):
         verbose_name_plural = _("posts")
         ordering = ["id"]
         indexes = [
-            models.Index(fields=["scene", "id"], name="post_scene_id"),
+            # (scene, id) then what a reader's unread count filters on (key columns: SQLite has
+            # no INCLUDE): the scene list counts a page's unread posts from the index alone.
+            models.Index(
+                fields=["scene", "id", "author", "deleted_at", "is_whisper"], name="post_scene_id"
+            ),
             # The sweep's list of posts whose fan-out has not run: few rows, never the table.
             models.Index(fields=["id"], condition=Q(fan_out_pending=True), name="post_fan_out"),
+            # A reader's newest whisper in a page of the scene list: few rows, never the table.
+            models.Index(fields=["scene", "id"], condition=Q(is_whisper=True), name="post_whisper"),
         ]
         constraints = [
             models.UniqueConstraint(

@@ -271,34 +271,37 @@ SCENE_LIST_SIZE = 50
 
 def scene_list(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Scene]:
     """Every scene of the campaign the viewer may read, in list order (story, off-topic,
-    diaries, notes; each most recently active first, then by title), annotated with the last
-    visible post id (``last_visible_id``) and, signed in, the unread count (``unread_count``):
-    subqueries with the same post filter as the scene page. Lazy: slice it (a page) and give
-    the page to ``scene_rows``; the database orders and limits, so a page costs the same with
-    5 scenes or 500.
+    diaries, notes; each most recently active first, then by title) and, signed in, with the
+    unread count (``unread_count``: a subquery with the same post filter as the scene page).
+
+    "Most recently active" is a stored column (``Scene.last_post_id`` for the master, who sees
+    every post; ``Scene.last_public_post_id`` for everyone else: a whisper to a player or a
+    post deleted later does not move the scene), kept by the writers of posts
+    (``escenas.models.scene_last_posts``): the order reads no post. Lazy: slice it (a page) and
+    give the page to ``scene_rows``; the database orders and limits, and the unread count is
+    computed for that page's rows only, so a page costs the same with 5 scenes or 500; so is,
+    for a signed-in player, the id of their newest whisper there (``my_whisper_id``, on the
+    ``post_whisper`` partial index), which ``scene_rows`` shows when it is newer.
     """
     visible = posts_visible_q(viewer)
-    last_visible = (
-        Post.objects.filter(scene=OuterRef("pk")).filter(visible).order_by("-id").values("id")[:1]
-    )
     kind_order = Case(
         *(When(kind=k, then=Value(i)) for i, k in enumerate(SCENE_KIND_ORDER)),
         default=Value(9),
         output_field=IntegerField(),
     )
+    newest = "last_post_id" if viewer.is_master else "last_public_post_id"
     qs = (
         Scene.objects.filter(campaign=campaign)
         .filter(scenes_readable_q(viewer))
         # The diary's character is fetched for the page only (prefetch): joined, it would be
-        # read for every readable scene before the sort picks the page (500 diaries: most of
-        # the query's time).
+        # read for every readable scene before the sort picks the page.
         .select_related("campaign")
         .prefetch_related(
             "diary_character",
             Prefetch("participants", queryset=Character.objects.order_by("name")),
         )
-        .annotate(last_visible_id=Subquery(last_visible), kind_order=kind_order)
-        .order_by("kind_order", F("last_visible_id").desc(nulls_last=True), "title", "id")
+        .annotate(kind_order=kind_order)
+        .order_by("kind_order", F(newest).desc(), "title", "id")
     )
     if viewer.user_id is not None:
         # Nested inside the post subquery below: the scene is the outer query's outer row.
@@ -316,23 +319,37 @@ def scene_list(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Scene]:
             .values("n")[:1]
         )
         qs = qs.annotate(unread_count=Coalesce(unread, 0, output_field=IntegerField()))
+        if not viewer.is_master:
+            whispers = Post.objects.filter(
+                scene=OuterRef("pk"), is_whisper=True, deleted_at__isnull=True
+            ).filter(visible)
+            qs = qs.annotate(my_whisper_id=Subquery(whispers.order_by("-id").values("id")[:1]))
     return qs
 
 
 SCENE_KIND_ORDER = (Scene.Kind.STORY, Scene.Kind.OFFTOPIC, Scene.Kind.DIARY, Scene.Kind.NOTES)
 
 
-def scene_rows(scenes: Iterable[Scene]) -> list[SceneRow]:
-    """The rows of a page of ``scene_list``: each scene with its unread count and last visible
-    post (one query for the last posts; the participants come prefetched with the page)."""
+def _last_visible_id(scene: Scene, viewer: CharacterViewer) -> int:
+    """The id of the newest post of a ``scene_list`` row that ``viewer`` may see (0: none)."""
+    if viewer.is_master:
+        return scene.last_post_id
+    return max(scene.last_public_post_id, getattr(scene, "my_whisper_id", None) or 0)
+
+
+def scene_rows(scenes: Iterable[Scene], viewer: CharacterViewer) -> list[SceneRow]:
+    """The rows of a page of ``scene_list``: each scene with its unread count and the newest
+    post ``viewer`` may see (one query for those posts; the participants come prefetched with
+    the page)."""
     scenes = list(scenes)
-    last_ids = [s.last_visible_id for s in scenes if s.last_visible_id]  # type: ignore[attr-defined]
-    last_posts = {p.pk: p for p in Post.objects.filter(pk__in=last_ids)} if last_ids else {}
+    last_ids = {s.pk: _last_visible_id(s, viewer) for s in scenes}
+    wanted = [pk for pk in last_ids.values() if pk]
+    last_posts = {p.pk: p for p in Post.objects.filter(pk__in=wanted)} if wanted else {}
     return [
         SceneRow(
             scene=s,
             unread=getattr(s, "unread_count", 0) or 0,
-            last_post=last_posts.get(s.last_visible_id),  # type: ignore[attr-defined]
+            last_post=last_posts.get(last_ids[s.pk]),
         )
         for s in scenes
     ]

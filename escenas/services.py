@@ -24,6 +24,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -39,6 +41,7 @@ from escenas.models import (
     PostRevision,
     PostRoll,
     Scene,
+    scene_last_posts,
 )
 from escenas.post_rolls import RollSpec as RollSpec  # re-exported: the post's roll vocabulary
 from escenas.post_rolls import (
@@ -232,8 +235,9 @@ def _post_written(
 ) -> None:
     """What follows a new post: its whisper recipients and mentioned members, the author's
     draft gone and read marker on it, its e-mails queued after the commit, off the request's
-    locks (``escenas.post_fanout``), last the scene's last-post time (only forwards): its row
-    lock, which every post of the scene waits for, is then held only until the commit."""
+    locks (``escenas.post_fanout``), last the scene's last-post time and ids (only forwards,
+    ``scene_last_posts``): its row lock, which every post of the scene waits for, is then held
+    only until the commit."""
     if whisper_to:
         post.whisper_to.set(whisper_to)
     if mentioned - {author.pk}:
@@ -241,8 +245,10 @@ def _post_written(
     Draft.objects.filter(scene_id=post.scene_id, user=author).delete()
     author_read(scene=post.scene, user=author, post_id=post.pk)
     fan_out_after_commit([post.pk])
-    later = Scene.objects.filter(pk=post.scene_id).exclude(last_post_at__gte=post.created_at)
-    later.update(last_post_at=post.created_at)
+    when = Value(post.created_at)
+    Scene.objects.filter(pk=post.scene_id).update(
+        last_post_at=Greatest(Coalesce(F("last_post_at"), when), when), **scene_last_posts()
+    )
 
 
 def _check_reply(access: selectors.SceneAccess, reply_to: int | None) -> int | None:
@@ -355,6 +361,8 @@ def post_delete(*, post: Post, user: User) -> Post:
         )
         # A reply names the post it answers: its cached fragments change too.
         Post.objects.filter(reply_to=post).update(updated_at=now)
+        # The scene list's order for players: its newest public post may now be an older one.
+        Scene.objects.filter(pk=post.scene_id).update(**scene_last_posts(exact=True))
         outbox_withdraw([notifications.post_topic(post.pk)])  # its e-mails not yet sent
     return Post.objects.get(pk=post.pk)
 

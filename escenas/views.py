@@ -215,7 +215,7 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "campaign": campaign,
             "viewer": viewer,
-            "rows": selectors.scene_rows(page.object_list),
+            "rows": selectors.scene_rows(page.object_list, viewer),
             "page": page,
             "search_form": forms.SearchForm(),
         },

@@ -45,9 +45,13 @@ EXCLUDED = {
     "partida.campaignexport",
     "escenas.notificationpreference",
 }
-POST_MARKS = {"escenas.sceneread": ("last_post_id", "notified_post_id")}
-"""Plain integer columns that hold a post's id as a high-water mark (read up to, told up to):
-no foreign key says so, so the import remaps them itself (``_marks_remap``)."""
+POST_MARKS = {
+    "escenas.sceneread": ("last_post_id", "notified_post_id"),
+    "escenas.scene": ("last_post_id", "last_public_post_id"),
+}
+"""Plain integer columns that hold a post's id as a high-water mark (read up to, told up to,
+a scene's newest post): no foreign key says so, so the import remaps them itself
+(``_marks_remap``)."""
 
 
 def _label(model: type[models.Model]) -> str:

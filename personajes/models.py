@@ -364,8 +364,8 @@ class Roll(models.Model):
     campaign = models.ForeignKey(
         Campaign, on_delete=models.CASCADE, related_name="rolls", db_index=False
     )
-    character = models.ForeignKey(
-        Character, on_delete=models.CASCADE, null=True, blank=True, related_name="rolls"
+    character = models.ForeignKey(  # no index of its own: roll_recent (pages of rolls) leads
+        Character, models.CASCADE, null=True, blank=True, related_name="rolls", db_index=False
     )
     made_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
@@ -395,10 +395,9 @@ class Roll(models.Model):
     success = models.BooleanField(_("success"), null=True, blank=True)
     generator_key = models.JSONField(_("generator key"))
     engine_version = models.CharField(_("engine version"), max_length=10)
-    # Verifiable dice (issue 16): the dice period whose entropy drew the roll (its number and
-    # public commitment, shown with the roll), and the
-    # player's share of a roll made from a post (empty otherwise): SHA-256 of the post's text
-    # and of the author's dice seed, mixed in as ``reglas.verify`` documents.
+    # Verifiable dice (issue 16): the dice period that drew the roll (number and public
+    # commitment, shown with it) and the player's share of a roll from a post (else empty):
+    # SHA-256 of the post's text and of the author's dice seed, mixed in as ``reglas.verify`` says.
     period = models.PositiveIntegerField(_("dice period"), default=1)
     commitment = models.CharField(_("period commitment (SHA-256)"), max_length=64, blank=True)
     post_sha256 = models.CharField(_("post text SHA-256"), max_length=64, blank=True)
@@ -408,6 +407,7 @@ class Roll(models.Model):
         verbose_name = _("roll")
         verbose_name_plural = _("rolls")
         ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["character", "-created_at", "-id"], name="roll_recent")]
         constraints = [
             models.UniqueConstraint(
                 fields=["campaign", "generator_key"], name="roll_unique_generator_key"

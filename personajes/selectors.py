@@ -7,8 +7,20 @@ Who may see which character, and how much of it, is decided in ``personajes.acce
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
+from django.db.models import (
+    Case,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 
 from mundo.access import is_master
@@ -181,13 +193,26 @@ def character_rolls(character: Character, user: AnyUser | None) -> QuerySet[Roll
     sheet (no post) are the owner's. The post link is looked up by name (``post_roll`` is
     escenas.PostRoll's reverse accessor): personajes may not import escenas, and the rule must
     hold on the sheet page, the roll page and the API alike.
+
+    Bounded when sliced (a page): the rolls are read newest first along the ``roll_recent``
+    index (character, created_at, id) and what hides one is a ``NOT EXISTS`` on its link and
+    post, so ``[:50]`` reads about 50 rolls however many the character has made.
     """
     rolls = Roll.objects.filter(character=character).select_related("made_by", "trait", "campaign")
     if is_master(character.campaign_id, user):
         return rolls
-    hidden = Q(post_roll__hidden=True) | Q(post_roll__post__deleted_at__isnull=False)
-    whisper = Q(post_roll__post__is_whisper=True)
+    link: Any = Roll._meta.get_field("post_roll").related_model  # escenas.PostRoll, by name
+    whisper = Q(post__is_whisper=True)
     if user is not None and user.is_authenticated:
-        readable_whisper = Q(post_roll__post__author=user) | Q(post_roll__post__whisper_to=user)
-        whisper &= ~Q(pk__in=Roll.objects.filter(readable_whisper).values("pk"))
-    return rolls.exclude(hidden | whisper)
+        recipients = link._meta.get_field("post").related_model._meta.get_field("whisper_to")
+        received = recipients.remote_field.through.objects.filter(
+            post_id=OuterRef("post_id"), user_id=user.pk
+        )
+        whisper &= ~(Q(post__author_id=user.pk) | Q(Exists(received)))
+    unseen = link._default_manager.filter(roll_id=OuterRef("pk")).filter(
+        Q(hidden=True) | Q(post__deleted_at__isnull=False) | whisper
+    )
+    # NOT EXISTS, not an exclude over the joined link and post: the rolls come in page order
+    # from roll_recent and the anti-join stops with the page (the link and post are probed by
+    # their keys, or read once when that is cheaper).
+    return rolls.filter(~Exists(unseen.order_by()))

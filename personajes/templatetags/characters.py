@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from django import template
-from django.db.models import Q, QuerySet
+from django.core.paginator import Page, Paginator
+from django.db.models import Q
 from django.utils.formats import number_format
 
 from mundo.models import Campaign
@@ -41,18 +42,25 @@ def modifier_total(modifiers: object) -> int:
     return total
 
 
+CAST_PAGE_SIZE = 50
+"""Characters per page of a campaign page's cast."""
+
+
 @register.simple_tag
-def approved_characters(campaign: Campaign) -> QuerySet[Character]:
-    """The campaign's approved characters with their players (one query, any number of them).
+def approved_characters(campaign: Campaign, number: int | str | None = 1) -> Page[Character]:
+    """Page ``number`` (``?cast=``; a bad number is the nearest page) of the campaign's
+    approved characters by name, ``CAST_PAGE_SIZE`` a page, with their players: two queries
+    (the count, the page) however many there are.
 
     Shown on the campaign page to whoever may read it: an approved sheet is public within the
     campaign (RULES.md R5).
     """
-    return (
+    approved = (
         Character.objects.filter(campaign=campaign, status=Character.Status.APPROVED)
         .select_related("player")
-        .order_by("name")
+        .order_by("name", "pk")
     )
+    return Paginator(approved, CAST_PAGE_SIZE).get_page(number)
 
 
 @register.simple_tag

@@ -197,6 +197,16 @@ CASES = {
         "(hidden rolls are the master's: character_rolls), count, page (made_by, trait, "
         "campaign joined)",
     ),
+    "character rolls (player)": ListCase(
+        "/api/v1/characters/{char}/rolls/",
+        "player_a",
+        _rolls,
+        5,
+        "user (session cached), character (campaign, player joined: its owner needs no role), "
+        "my role (hidden rolls are the master's: character_rolls), count, page (the rolls newest "
+        "first along roll_recent, each one's post link checked by a NOT EXISTS; made_by, trait, "
+        "campaign joined)",
+    ),
     "tokens": ListCase(
         "/api/v1/tokens/", "player_a", _tokens, 3, "user (session cached), count, page"
     ),

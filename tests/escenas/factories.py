@@ -6,7 +6,7 @@ import uuid
 
 import factory
 
-from escenas.models import Post, Scene
+from escenas.models import Post, Scene, scene_last_posts
 from escenas.rendering import render_markdown
 from tests.factories import CampaignFactory
 
@@ -29,10 +29,13 @@ class SceneFactory(factory.django.DjangoModelFactory):
 
 class PostFactory(factory.django.DjangoModelFactory):
     """A post written straight to the table (no rolls, no permission check): for lists and
-    query counts. Tests of behaviour go through ``services.post_create``."""
+    query counts. Tests of behaviour go through ``services.post_create``. Its scene's stored
+    newest posts (``Scene.last_post_id``, ``last_public_post_id``) are set as the services
+    set them, so the scene list orders and previews it."""
 
     class Meta:
         model = Post
+        skip_postgeneration_save = True
 
     scene = factory.SubFactory(SceneFactory)
     campaign = factory.SelfAttribute("scene.campaign")
@@ -42,6 +45,11 @@ class PostFactory(factory.django.DjangoModelFactory):
     body_html = factory.LazyAttribute(lambda p: render_markdown(p.body))
     idempotency_key = factory.LazyFunction(lambda: uuid.uuid4().hex)
     day = 7
+
+    @factory.post_generation
+    def stored_last_posts(obj, create, extracted, **kwargs):
+        if create:
+            Scene.objects.filter(pk=obj.scene_id).update(**scene_last_posts(exact=True))
 
 
 def new_key() -> str:

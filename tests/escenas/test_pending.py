@@ -148,18 +148,18 @@ def test_the_campaign_page_makes_as_many_queries_with_one_character_as_with_many
     shelter = good_shelter(SettlementFactory(campaign=campaign))
     _thirsty(campaign, name="Zoe", shelter=shelter)
     # user (session cached), campaign with the role, settlements (a page and their count),
-    # approved characters with their players, today's weather and the grids
+    # approved characters with their players (a page and their count), today's weather and the grids
     # (mundo.selectors.world_on), the forecasts read once for the danger table and the pending
     # list (characters, carried sums, stash sums, shelters, weather: personajes.forecast; the
     # stash and shelters ones only when someone has a shelter, as here), submitted sheets,
     # rolls waiting for a threshold, roll requests not answered, join requests
     # (escenas.pending.master_pending_batch). The role is not read again: the campaign comes
     # from access_campaign with it.
-    with django_assert_num_queries(16):
+    with django_assert_num_queries(17):
         one = client.get(campaign.get_absolute_url())
     for n in range(9):
         _thirsty(campaign, name=f"Sed {n}", shelter=shelter)
-    with django_assert_num_queries(16):
+    with django_assert_num_queries(17):
         many = client.get(campaign.get_absolute_url())
     assert one.content.decode().count('class="pending-danger"') == 1
     assert many.content.decode().count('class="pending-danger"') == 10

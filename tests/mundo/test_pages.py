@@ -119,14 +119,15 @@ def test_campaign_page_queries_do_not_grow_with_settlements(
     SettlementFactory(campaign=campaign)
     # user (session cached), campaign (visibility, with the role in the same query), settlements
     # (a page of them by name: their count, the page),
-    # approved characters with their players (personajes' {% approved_characters %} tag),
+    # approved characters with their players (personajes' {% approved_characters %} tag: their
+    # count, and a page of them when there are any: none here),
     # today's weather records and the grids with their settlements (mundo.selectors.world_on:
     # 2 queries for any number), and for the master the pending list (escenas' {% master_pending
     # %} tag: submitted sheets with their players, rolls waiting for a threshold, roll requests,
     # join requests; its danger items
     # are the danger list's forecasts, read once), and the danger list (personajes'
     # {% campaign_forecasts %} tag: the living characters; none here). With characters:
-    # tests/escenas/test_pending.py pins 15, whatever their number.
+    # tests/escenas/test_pending.py pins 17, whatever their number.
     with django_assert_num_queries(12):
         client.get(campaign.get_absolute_url())
     SettlementFactory.create_batch(PAGE_SIZE + 5, campaign=campaign)

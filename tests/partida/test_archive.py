@@ -238,3 +238,7 @@ def test_read_and_notice_marks_point_at_the_same_posts_after_the_import(demo):
     assert Post.objects.filter(scene=copied, pk__gt=mark.last_post_id).count() == len(posts) - 2
     newest_in_campaign = Post.objects.filter(scene__campaign=copy).order_by("pk").last()
     assert mark.notified_post_id == newest_in_campaign.pk
+    # The scene's own newest post ids (the scene list's order) point at the copy's posts too.
+    public = Post.objects.filter(scene=copied, deleted_at__isnull=True, is_whisper=False)
+    assert copied.last_post_id == new_posts[-1]
+    assert copied.last_public_post_id == public.order_by("pk").last().pk

@@ -651,3 +651,33 @@ def test_campaign_page_queries_do_not_grow_with_characters(campaign, master):
         response = client.get(url)
     assert len(many) == len(one), [q["sql"] for q in many]
     assert response.content.decode().count('<li><a href="/personajes/') == 21  # approved ones
+
+
+def test_campaign_page_cast_is_paginated(campaign, player_a):
+    """The cast shows ``CAST_PAGE_SIZE`` approved characters by name a page (``?cast=``, links
+    to ``#cast``), in the same queries for one character or more than a page."""
+    from personajes.templatetags.characters import CAST_PAGE_SIZE
+
+    client = client_for(player_a)
+    url = campaign.get_absolute_url()
+    CharacterFactory(
+        campaign=campaign, player=player_a, name="C000", status=Character.Status.APPROVED
+    )
+    with CaptureQueriesContext(connection) as one:
+        assert 'aria-label="Páginas de los personajes"' not in client.get(url).content.decode()
+    for i in range(1, CAST_PAGE_SIZE + 5):
+        CharacterFactory(
+            campaign=campaign, player=player_a, name=f"C{i:03}", status=Character.Status.APPROVED
+        )
+    with CaptureQueriesContext(connection) as many:
+        first = client.get(url).content.decode()
+    assert len(many) == len(one), [q["sql"] for q in many]
+    names = re.findall(r'<li><a href="/personajes/\d+/">(C\d+)</a>', first)
+    assert names == [f"C{i:03}" for i in range(CAST_PAGE_SIZE)]
+    assert 'aria-label="Páginas de los personajes"' in first
+    assert 'href="?cast=2#cast" rel="next"' in first
+    second = client.get(url, {"cast": 2}).content.decode()
+    names = re.findall(r'<li><a href="/personajes/\d+/">(C\d+)</a>', second)
+    assert names == [f"C{i:03}" for i in range(CAST_PAGE_SIZE, CAST_PAGE_SIZE + 5)]
+    assert 'href="?cast=1#cast" rel="prev"' in second
+    assert "página 2 de 2" in second

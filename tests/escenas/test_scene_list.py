@@ -1,0 +1,93 @@
+"""The scene list's order from stored columns (issue 14): each scene's newest post id and newest
+public post id (``Scene.last_post_id``, ``Scene.last_public_post_id``), kept by every writer of
+posts and filled for existing scenes by migration 0016, so the list is ordered and windowed
+without a subquery per scene. The master's order follows every post; everyone else's the
+public ones, while a player's row still previews the newest whisper they may read."""
+
+from __future__ import annotations
+
+import importlib
+
+from django.apps import apps
+
+from escenas import diary, scenes, selectors, services
+from escenas.access import character_viewer_for
+from escenas.models import Post, Scene, scene_last_posts
+from personajes.models import DiaryEntry
+from tests.escenas.conftest import access_for
+from tests.escenas.factories import diary_entry, new_key
+
+
+def write(scene, user, body, **kwargs):
+    access = access_for(scene, user)
+    kwargs.setdefault("voice", access.voices[0])
+    return services.post_create(
+        access=access, author=user, idempotency_key=new_key(), body=body, **kwargs
+    )[0]
+
+
+def stored(scene) -> tuple[int, int]:
+    scene = Scene.objects.get(pk=scene.pk)
+    return scene.last_post_id, scene.last_public_post_id
+
+
+def story_rows(campaign, user) -> list[tuple[str, str]]:
+    """(title, previewed post's body) of the story scenes of the first page, in list order."""
+    viewer = character_viewer_for(campaign, user)
+    page = selectors.scene_list(campaign, viewer)[: selectors.SCENE_LIST_SIZE]
+    return [
+        (row.scene.title, row.last_post.body if row.last_post else "")
+        for row in selectors.scene_rows(page, viewer)
+        if row.scene.kind == Scene.Kind.STORY
+    ]
+
+
+def test_posts_whispers_and_deletions_keep_the_stored_ids(story, master, player_a, char_a):
+    assert stored(story) == (0, 0)
+    first = write(story, master, "Primero")
+    assert stored(story) == (first.pk, first.pk)
+    whisper = write(story, master, "Para Alicia", whisper=True, whisper_to=[player_a])
+    assert stored(story) == (whisper.pk, first.pk)  # a whisper is not public
+    second = write(story, player_a, "Segundo", voice="character", character=char_a)
+    assert stored(story) == (second.pk, second.pk)
+    services.post_delete(post=second, user=player_a)
+    assert stored(story) == (second.pk, first.pk)  # back to the newest public one
+    services.post_delete(post=first, user=master)
+    assert stored(story) == (second.pk, 0)  # none public left; the master still sees them
+
+
+def test_the_order_follows_what_each_reader_sees(campaign, master, player_a, player_b, char_a):
+    older = scenes.scene_create(campaign=campaign, master=master, title="Vieja", readers="members")
+    newer = scenes.scene_create(campaign=campaign, master=master, title="Nueva", readers="members")
+    write(older, master, "Antes")
+    write(newer, master, "Después")
+    write(older, master, "Susurro", whisper=True, whisper_to=[player_a])
+    # The master sees the whisper: the older scene is the most recently active.
+    assert story_rows(campaign, master) == [("Vieja", "Susurro"), ("Nueva", "Después")]
+    # Players are ordered by public posts; Alicia's row shows the whisper she received, Bruno's
+    # the last public post.
+    assert story_rows(campaign, player_a) == [("Nueva", "Después"), ("Vieja", "Susurro")]
+    assert story_rows(campaign, player_b) == [("Nueva", "Después"), ("Vieja", "Antes")]
+    assert story_rows(campaign, None) == []  # a private campaign: nothing for anonymous
+
+
+def test_the_tick_diary_posts_move_their_scenes(campaign, player_a, char_a):
+    scene = scenes.diary_scene_for(char_a)
+    DiaryEntry.objects.bulk_create([diary_entry(char_a, 7)])
+    (post,) = diary.diary_posts_create(entries=list(DiaryEntry.objects.filter(day=7)))
+    assert stored(scene) == (post.pk, post.pk)
+
+
+def test_migration_fills_existing_scenes(story, master, player_a, char_a):
+    public = write(story, master, "Público")
+    whisper = write(story, master, "Sólo el máster", whisper=True)
+    empty = scenes.scene_create(campaign=story.campaign, master=master, title="Vacía")
+    Scene.objects.update(last_post_id=0, last_public_post_id=0)  # as before the migration
+    migration = importlib.import_module("escenas.migrations.0016_scene_last_posts")
+    migration.fill_last_posts(apps, None)
+    assert stored(story) == (whisper.pk, public.pk)
+    assert stored(empty) == (0, 0)
+    # The same values as the writers' exact recomputation.
+    Scene.objects.update(**scene_last_posts(exact=True))
+    assert stored(story) == (whisper.pk, public.pk)
+    assert Post.objects.filter(scene=story).count() == 2
