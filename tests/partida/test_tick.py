@@ -8,6 +8,7 @@ character dies of what is tested, not of a chance disease.
 
 from __future__ import annotations
 
+import gc
 import math
 from decimal import Decimal
 
@@ -391,6 +392,42 @@ def test_a_failure_halfway_leaves_nothing_written(campaign, shelter, monkeypatch
     )
     for model in (DayTick, DiaryEntry, WeatherRecord, GridDay, SettlementDay, Grid):
         assert not model.objects.exists(), model
+
+
+def test_the_characters_day_pauses_the_cycle_collector_and_restores_it(
+    campaign, shelter, monkeypatch
+):
+    survivor(campaign, shelter=shelter, food=False)  # hungry: its row is written
+    real = bulk.update_columns
+    seen: list[bool] = []
+
+    def recording(model, pks, columns):
+        if model is Character:
+            seen.append(gc.isenabled())
+        return real(model, pks, columns)
+
+    def failing(model, pks, columns):
+        if model is Character:
+            raise RuntimeError("injected failure in the characters' writes")
+        return real(model, pks, columns)
+
+    assert gc.isenabled()
+    monkeypatch.setattr(bulk, "update_columns", recording)
+    tick(campaign)
+    assert seen == [False]  # paused while the characters' rows were written
+    assert gc.isenabled()  # and back on after the tick
+    monkeypatch.setattr(bulk, "update_columns", failing)
+    with pytest.raises(RuntimeError, match="injected"):
+        advance_day(campaign)
+    assert gc.isenabled()  # back on after a failure too
+    monkeypatch.setattr(bulk, "update_columns", recording)
+    gc.disable()  # a caller that paused it itself: the tick leaves it paused
+    try:
+        tick(campaign)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert seen == [False, False]
 
 
 def _tick_queries(campaign, village, n: int) -> int:
