@@ -504,9 +504,13 @@ def roll_actions(
     limit = int(scalar_t) if scalar_t.ndim == 0 else t.astype(DIE_DTYPE)[:, None]
     hits = np.less_equal(dice, limit)
     if padded:  # pools of different sizes: the dice past a pool's count are 0 and no success
-        beyond = np.arange(k)[None, :] >= count[:, None]
-        dice[beyond] = 0
-        hits[beyond] = False
+        # Row c of the (k+1, k) table holds c Trues then Falses; np.take gathers each pool's
+        # row (a fancy index or an (n, k) broadcast comparison is 3 to 4 times slower), and the
+        # dice and hits are masked in place.
+        table = np.arange(k)[None, :] < np.arange(k + 1)[:, None]
+        valid = np.take(table, count, axis=0)
+        np.multiply(dice, valid, out=dice)
+        np.logical_and(hits, valid, out=hits)
     counted = _count_rows(hits)
     return ActionArrays(
         dice=dice,
