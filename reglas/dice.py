@@ -373,24 +373,42 @@ def roll_action(
     return action_from_dice(x, base_threshold, (int(d) for d in dice), lines)
 
 
+DieArray = NDArray[np.int32]
+"""Faces of many d100, in the dtype numpy draws them (``DIE_DTYPE``)."""
+CountArray = NDArray[np.int16]
+"""Successes per pool (0..MAX_ACTION_DICE), ``COUNT_DTYPE``."""
+
+DIE_DTYPE = np.int32
+"""The dtype of the vectorised action dice. numpy draws an integer whose range fits in 32 bits
+from 32-bit words for a 32- or 64-bit dtype alike (Lemire's method on ``next_uint32``), so an
+int32 and an int64 draw give the same faces from the same generator and leave it in the same
+state (tests/reglas/test_dice.py checks both); int32 costs the same to draw, and the
+comparison reads half the bytes. int8 and int16 draws would change the faces (numpy draws
+those from 8- and 16-bit words). Source: numpy ``random_bounded_uint64_fill`` ("Call 32-bit
+generator if range in 32-bit") and ``random_bounded_uint32_fill``."""
+COUNT_DTYPE = np.int16
+"""The dtype of successes per pool: holds 0..MAX_ACTION_DICE (1000)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ActionArrays:
     """Many action rolls at once (shape ``(n,)`` unless said).
 
-    ``dice`` shape ``(n, k)`` with k the largest dice count, padded with 0 beyond each roll's
-    ``dice_count``; ``thresholds`` the clamped effective thresholds; ``successes`` ints;
-    ``success`` bools. ``dice_count`` and ``thresholds`` may be read-only broadcasts of one
-    value (every pool of one size, one threshold for all). Source: RULES.md R3.
+    ``dice`` shape ``(n, k)`` int32 (``DIE_DTYPE``) with k the largest dice count, padded with 0
+    beyond each roll's ``dice_count``; ``thresholds`` the clamped effective thresholds (int64,
+    %); ``successes`` int16 (``COUNT_DTYPE``, 0..k); ``success`` bools. ``dice_count`` (int64)
+    and ``thresholds`` may be read-only broadcasts of one value (every pool of one size, one
+    threshold for all). Source: RULES.md R3.
     """
 
-    dice: NDArray[np.int64]
+    dice: DieArray
     dice_count: NDArray[np.int64]
     thresholds: NDArray[np.int64]
-    successes: NDArray[np.int64]
+    successes: CountArray
     success: NDArray[np.bool_]
 
     def dice_of(self, i: int) -> tuple[int, ...]:
-        """The faces of roll ``i`` (without padding)."""
+        """The faces of roll ``i`` (without padding), as Python ints."""
         return tuple(int(d) for d in self.dice[i, : self.dice_count[i]])
 
 
@@ -406,31 +424,49 @@ def clamp_thresholds(thresholds: ArrayLike) -> NDArray[np.int64]:
     return np.clip(np.floor(t), 0, D100).astype(np.int64)
 
 
-_WORDS: dict[int, type[np.unsignedinteger[Any]]] = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-"""Unsigned integers as wide as a row of 2, 4 or 8 booleans (one byte each)."""
+_WORDS: dict[int, type[np.unsignedinteger[Any]]] = {
+    1: np.uint8,
+    2: np.uint16,
+    4: np.uint32,
+    8: np.uint64,
+}
+"""Unsigned integers as wide as a row of 1, 2, 4 or 8 booleans (one byte each)."""
 
 
-def count_per_row(hits: NDArray[np.bool_]) -> NDArray[np.int64]:
-    """The number of True in each row of ``hits`` (shape ``(n, k)``), shape ``(n,)``.
-
-    Rows of 2, 4 or 8 booleans (1, 3 or 7 trait points: the usual pools) are read as one
-    unsigned integer each, whose bytes are 0 or 1: the count is its number of set bits
-    (``np.bitwise_count``, one pass), with no pass per column. Other widths add column by
-    column (k small, n large: a row-wise ``sum`` over a short axis is several times slower
-    than k additions).
-    """
+def _count_rows(hits: NDArray[np.bool_]) -> NDArray[np.uint8] | CountArray:
+    """``count_per_row`` in the dtype it comes in: uint8 for rows of 1, 2, 4 or 8 booleans read
+    as one word (``np.bitwise_count``'s own output), int16 otherwise."""
     n, k = hits.shape
     word = _WORDS.get(k)
     if word is not None and hits.flags.c_contiguous:
-        # Written straight into int64 (the ufunc casts as it goes: no uint8 array in between).
-        counted: NDArray[np.int64] = np.bitwise_count(
-            hits.view(word).reshape(n), out=np.empty(n, np.int64)
-        )
+        counted: NDArray[np.uint8] = np.bitwise_count(hits.view(word).reshape(n))
         return counted
-    counts = np.zeros(n, dtype=np.int64)
+    counts = np.zeros(n, dtype=COUNT_DTYPE)
     for j in range(k):
         counts += hits[:, j]
     return counts
+
+
+def count_per_row(hits: NDArray[np.bool_]) -> CountArray:
+    """The number of True in each row of ``hits`` (shape ``(n, k)``, k ≤ MAX_ACTION_DICE),
+    shape ``(n,)`` int16 (``COUNT_DTYPE``).
+
+    Rows of 1, 2, 4 or 8 booleans (0, 1, 3 or 7 trait points: the usual pools) are read as one
+    unsigned integer each, whose bytes are 0 or 1: the count is its number of set bits
+    (``np.bitwise_count``, one pass, uint8 out, then one cast of n bytes; casting inside the
+    ufunc takes about 1.7 times as long), with no pass per column. Other widths add column by
+    column (k small, n large: a row-wise ``sum`` over a short axis is several times slower
+    than k additions).
+    """
+    return _count_rows(hits).astype(COUNT_DTYPE, copy=False)
+
+
+def _pool_traits(trait_values: ArrayLike) -> NDArray[np.int64]:
+    """Trait values as an int64 array (any shape); RulesError if not integers."""
+    x = np.asarray(trait_values)
+    if x.dtype.kind not in "iu":
+        raise RulesError("trait_values_not_int", "Los valores de rasgo deben ser números enteros.")
+    return x.astype(np.int64, copy=False)
 
 
 def roll_actions(
@@ -440,15 +476,14 @@ def roll_actions(
     ``clamp(thresholds[i])`` (effective thresholds, penalty already subtracted).
 
     Shapes ``(n,)`` (a scalar broadcasts). Draws one ``(n, k)`` block of d100 (k = largest
-    dice count); dice beyond a roll's count are ignored and shown as 0.
-    Raises RulesError for negative or too large trait values or non-finite thresholds.
-    Source: RULES.md R3.
+    dice count; the faces of ``rng.integers(1, 101, size=(n, k))``, in int32: ``DIE_DTYPE``);
+    dice beyond a roll's count are ignored and shown as 0. Returns ``ActionArrays``.
+    Raises RulesError for negative or too large trait values or non-finite thresholds, before
+    drawing. Source: RULES.md R3.
     """
-    x = np.asarray(trait_values)
-    if x.dtype.kind not in "iu":
-        raise RulesError("trait_values_not_int", "Los valores de rasgo deben ser números enteros.")
+    traits = _pool_traits(trait_values)
     scalar_t = clamp_thresholds(thresholds)
-    x, t = np.broadcast_arrays(x.astype(np.int64, copy=False), scalar_t)
+    x, t = np.broadcast_arrays(traits, scalar_t)
     x = x.reshape(-1)
     t = t.reshape(-1)
     low, high = (int(x.min()), int(x.max())) if x.size else (0, -1)
@@ -462,19 +497,27 @@ def roll_actions(
     padded = low != high
     # Pools of one size (the usual call) share one read-only count, as the thresholds do.
     count = x + 1 if padded else np.broadcast_to(np.int64(k), x.shape)
-    dice = rng.integers(1, D100 + 1, size=(x.size, k), dtype=np.int64)
-    if padded:  # pools of different sizes: pad the short ones with 0
-        dice[np.arange(k)[None, :] >= count[:, None]] = 0
+    dice = rng.integers(1, D100 + 1, size=(x.size, k), dtype=DIE_DTYPE)
     # One threshold for every roll (the usual call): compared as a scalar, which numpy does in
-    # one vectorised pass (a broadcast column of thresholds is twice as slow).
-    limit = int(scalar_t) if scalar_t.ndim == 0 else t[:, None]
-    hits = dice <= limit
-    # A padding 0 is not a die: 0 <= every clamped threshold, so padded cells are masked out.
-    if padded:
-        hits &= dice > 0
-    successes = count_per_row(hits)
+    # one vectorised pass (a broadcast column of thresholds is twice as slow). A column is
+    # cast to the dice's dtype (0..100 fits) so the comparison does not widen the dice.
+    limit = int(scalar_t) if scalar_t.ndim == 0 else t.astype(DIE_DTYPE)[:, None]
+    hits = np.less_equal(dice, limit)
+    if padded:  # pools of different sizes: the dice past a pool's count are 0 and no success
+        # Row c of the (k+1, k) table holds c Trues then Falses; np.take gathers each pool's
+        # row (a fancy index or an (n, k) broadcast comparison is 3 to 4 times slower), and the
+        # dice and hits are masked in place.
+        table = np.arange(k)[None, :] < np.arange(k + 1)[:, None]
+        valid = np.take(table, count, axis=0)
+        np.multiply(dice, valid, out=dice)
+        np.logical_and(hits, valid, out=hits)
+    counted = _count_rows(hits)
     return ActionArrays(
-        dice=dice, dice_count=count, thresholds=t, successes=successes, success=successes > 0
+        dice=dice,
+        dice_count=count,
+        thresholds=t,
+        successes=counted.astype(COUNT_DTYPE, copy=False),
+        success=counted != 0,
     )
 
 
@@ -500,10 +543,14 @@ def roll_actions_each(
     if not rows:
         empty = np.zeros(0, dtype=np.int64)
         return ActionArrays(
-            np.zeros((0, 0), np.int64), empty, empty, empty, np.zeros(0, dtype=np.bool_)
+            np.zeros((0, 0), DIE_DTYPE),
+            empty,
+            empty,
+            np.zeros(0, COUNT_DTYPE),
+            np.zeros(0, dtype=np.bool_),
         )
     k = max(r.dice.shape[1] for r in rows)
-    dice = np.zeros((x.size, k), dtype=np.int64)
+    dice = np.zeros((x.size, k), dtype=DIE_DTYPE)
     for i, r in enumerate(rows):
         dice[i, : r.dice.shape[1]] = r.dice[0]
     return ActionArrays(

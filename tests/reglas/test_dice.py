@@ -301,11 +301,11 @@ def test_action_pools_of_different_sizes_pad_with_zeros_that_never_succeed():
 
 @pytest.mark.parametrize("k", range(10))
 def test_count_per_row_counts_each_rows_true_cells_at_every_width(k):
-    # Widths 2, 4 and 8 are read as one integer a row; the others column by column.
+    # Widths 1, 2, 4 and 8 are read as one integer a row; the others column by column.
     hits = np.random.default_rng(k).random((257, k)) < 0.4
     hits[0] = True  # a full row: the top byte holds k, no carry out of it
     counts = count_per_row(hits)
-    assert counts.dtype == np.int64
+    assert counts.dtype == np.int16
     assert counts.tolist() == hits.sum(axis=1).tolist()
     assert counts[0] == k
     # A view that is not C-contiguous (every other column) takes the column path.
@@ -327,7 +327,8 @@ def test_one_threshold_for_all_rolls_equals_a_column_of_it(traits, threshold) ->
     expected = ((dice <= threshold) & (dice > 0)).sum(axis=1)
     assert scalar.successes.tolist() == expected.tolist()
     assert scalar.success.tolist() == (expected > 0).tolist()
-    assert scalar.successes.dtype == np.int64 and scalar.success.dtype == np.bool_
+    assert scalar.successes.dtype == np.int16 and scalar.success.dtype == np.bool_
+    assert scalar.dice.dtype == np.int32
     if threshold == 0:
         assert not scalar.success.any()  # a padding 0 is never a success
 
@@ -340,6 +341,30 @@ def test_roll_actions_draws_the_bare_block_of_dice() -> None:
     bare = rng(7).integers(1, 101, size=(1000, 4), dtype=np.int64)
     assert pools.dice.tolist() == bare.tolist()
     assert pools.successes.tolist() == (bare <= 40).sum(axis=1).tolist()
+
+
+@pytest.mark.parametrize("traits", [[3], [0], [2, 0, 5], [7] * 9, [999]])
+def test_int32_dice_are_the_int64_draw_and_leave_the_generator_where_it_would(traits) -> None:
+    # The dice are drawn as int32 (half the bytes of int64): numpy draws a d100 from 32-bit
+    # words at either width, so the faces, and every later draw of the same generator (the
+    # tick goes on drawing from it), are those of the int64 draw the stored rolls came from.
+    values = np.array(traits * 37, dtype=np.int64)
+    ours, theirs = rng(11), rng(11)
+    pools = roll_actions(values, 40, ours)
+    bare = theirs.integers(1, 101, size=(values.size, max(traits) + 1), dtype=np.int64)
+    bare[np.arange(bare.shape[1]) > values[:, None]] = 0
+    assert pools.dice.dtype == np.int32 and pools.dice.tolist() == bare.tolist()
+    assert ours.bit_generator.state == theirs.bit_generator.state
+    assert ours.integers(1, 101, size=5).tolist() == theirs.integers(1, 101, size=5).tolist()
+
+
+def test_a_pool_of_a_thousand_dice_counts_every_success() -> None:
+    # 1000 dice (trait 999, the R4/R5 ceiling) at 100 %: the count needs more than a byte.
+    pools = roll_actions(np.array([999, 999, 0]), 100, rng(5))
+    assert pools.successes.tolist() == [1000, 1000, 1]
+    assert pools.success.tolist() == [True, True, True]
+    assert pools.dice_count.tolist() == [1000, 1000, 1]
+    assert (pools.dice[2, 1:] == 0).all() and 1 <= pools.dice[2, 0] <= 100
 
 
 def test_no_rolls_no_dice() -> None:
