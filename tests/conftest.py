@@ -8,6 +8,12 @@
 """
 
 import pytest
+from hypothesis import settings
+
+# The suite checks behaviour, never wall time (timings live in tests/bench): no property test has
+# hypothesis's per-example deadline (200 ms by default), which a loaded CI machine can overrun.
+settings.register_profile("partida", deadline=None)
+settings.load_profile("partida")
 
 # Django models are imported inside the fixtures: the engine's tests (tests/reglas) run without
 # Django at all, and this file is loaded for them too.
