@@ -14,7 +14,9 @@ no scene query, no render.
   (``escenas.fragments``; the post fragments it wrote out from the cache show names). Any
   write to one of those tables, by anyone, through any Django path (``save``, ``update()``,
   bulk writes, cascades), makes it a miss: a new post, an edit, a membership removed, a
-  character renamed, a draft saved, a read marker moved.
+  character renamed, the reader's own draft saved or read marker moved. Read markers and drafts
+  are per-user tables (``nucleo.table_writes.per_user``, declared in ``escenas.apps``): the
+  page reads only its viewer's rows of them, so another user's marker or draft keeps it.
 - **Per-request values** are placeholders filled in on the way out (``fill``): the CSRF token,
   the CSP nonce, the poller's clock and the post form's fresh idempotency key. The page is kept
   already encoded (UTF-8) and cut at its placeholders, so a hit writes it out in one join: no
