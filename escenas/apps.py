@@ -21,7 +21,13 @@ class EscenasConfig(AppConfig):
         signals.sheet_reviewed.connect(
             sheet_notices.on_sheet_reviewed, dispatch_uid="sheet-reviewed"
         )
-        from escenas.models import NonPlayerCharacter
+        from escenas.models import Draft, NonPlayerCharacter, SceneRead
+        from nucleo import table_writes
+
+        # Read markers and drafts: a page shows only its viewer's, so one user's write keeps
+        # the others' kept pages (escenas.viewer_pages).
+        for owned in (SceneRead, Draft):
+            table_writes.per_user(owned._meta.db_table, owned._meta.get_field("user").column)
 
         # Post fragments show character and NPC names and portraits, and usernames: a rename
         # or a new portrait changes every key.

@@ -431,15 +431,21 @@ def draft_save(
     key = _check_key(idempotency_key)
     body, note = _check_text(body, note_to_master)
     clean = {k: clean_line(v)[:200] for k, v in (data or {}).items() if k in DRAFT_DATA_KEYS}
-    draft, _created = Draft.objects.update_or_create(
+    draft = Draft(
         user=user,
         scene=access.scene,
-        defaults={
-            "body": body,
-            "note_to_master": note,
-            "data": clean,
-            "idempotency_key": key,
-            "updated_at": timezone.now(),
-        },
+        body=body,
+        note_to_master=note,
+        data=clean,
+        idempotency_key=key,
+        updated_at=timezone.now(),
+    )
+    # One upsert on (user, scene): the write names its user, so only this user's kept pages
+    # change (nucleo.table_writes.per_user); a save by primary key would not say whose row.
+    Draft.objects.bulk_create(
+        [draft],
+        update_conflicts=True,
+        unique_fields=["user", "scene"],
+        update_fields=["body", "note_to_master", "data", "idempotency_key", "updated_at"],
     )
     return draft

@@ -14,9 +14,14 @@ no scene query, no render.
   (``escenas.fragments``; the post fragments it wrote out from the cache show names). Any
   write to one of those tables, by anyone, through any Django path (``save``, ``update()``,
   bulk writes, cascades), makes it a miss: a new post, an edit, a membership removed, a
-  character renamed, a draft saved, a read marker moved.
+  character renamed, the reader's own draft saved or read marker moved. Read markers and drafts
+  are per-user tables (``nucleo.table_writes.per_user``, declared in ``escenas.apps``): the
+  page reads only its viewer's rows of them, so another user's marker or draft keeps it.
 - **Per-request values** are placeholders filled in on the way out (``fill``): the CSRF token,
-  the CSP nonce, the poller's clock and the post form's fresh idempotency key.
+  the CSP nonce, the poller's clock and the post form's fresh idempotency key. The page is kept
+  already encoded (UTF-8) and cut at its placeholders, so a hit writes it out in one join: no
+  search of the whole page per placeholder, no encoding of it (issue 14: on the last page those
+  were a quarter of a hit's time).
 - **Not kept**: scenes with fights (the combat panel follows the clock) and diaries (the
   forecast follows the world's day); a render that moved the read marker is kept under the
   generations it started from, which the write made old (the next request renders and keeps).
@@ -30,6 +35,7 @@ Off with ``settings.ESCENAS_VIEWER_PAGES = False``.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -55,6 +61,14 @@ PAGE_TTL = 3600
 """Seconds a kept page lives (one per reader and address: this bounds the memory they take)."""
 ALWAYS_READ = ("auth_user",)
 """Tables the page shows that are read before the view (the user, by the middleware)."""
+PLACEHOLDERS = (
+    fragments.CSRF_PLACEHOLDER,
+    fragments.NONCE_PLACEHOLDER,
+    fragments.NOW_PLACEHOLDER,
+    IDEMPOTENCY_PLACEHOLDER,
+)
+"""What ``fill`` puts this request's values in place of, in a kept page."""
+_CUT = re.compile("(" + "|".join(re.escape(p) for p in PLACEHOLDERS) + ")")
 
 
 def enabled() -> bool:
@@ -92,19 +106,32 @@ def _has_stash(request: HttpRequest, scene_pk: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class StoredPage:
-    """A kept page: its ``html`` (placeholders in it) and the ``generations`` it was read at
-    (``nucleo.table_writes.generations`` plus the names generation)."""
+    """A kept page: ``chunks``, its UTF-8 bytes cut at the placeholders (one more than
+    ``holes``), ``holes`` the placeholder between each two chunks (one of ``PLACEHOLDERS``),
+    and the ``generations`` it was read at (``nucleo.table_writes.generations`` plus the names
+    generation; empty: not kept)."""
 
-    html: str
-    generations: dict[str, str]
+    chunks: tuple[bytes, ...]
+    holes: tuple[str, ...]
+    generations: dict[str, str] = field(default_factory=dict)
 
 
-def stored_page(key: str) -> str | None:
+def cut(html: str, generations: dict[str, str] | None = None) -> StoredPage:
+    """The ``StoredPage`` of a rendered page (placeholders in it)."""
+    pieces = _CUT.split(html)
+    return StoredPage(
+        chunks=tuple(p.encode() for p in pieces[::2]),
+        holes=tuple(pieces[1::2]),
+        generations=generations or {},
+    )
+
+
+def stored_page(key: str) -> StoredPage | None:
     """The kept page under ``key`` when none of the tables it read changed since, else None."""
     entry = fragments.cached_value(key) if key else None
     if not isinstance(entry, StoredPage) or not table_writes.unchanged(entry.generations):
         return None
-    return entry.html
+    return entry
 
 
 @dataclass(slots=True)
@@ -118,14 +145,17 @@ class Recording:
 
 
 @contextmanager
-def recording(key: str) -> Iterator[Recording | None]:
-    """Around a render that may be kept under ``key``: the snapshot, then the tables read. Yields
-    None (nothing recorded) when ``key`` is empty."""
+def recording(request: HttpRequest, key: str) -> Iterator[Recording | None]:
+    """Around a render that may be kept under ``key``: the snapshot, then the tables read (the
+    per-user tables read only for the signed-in viewer by their per-user generations:
+    ``nucleo.table_writes.per_user``). Yields None (nothing recorded) when ``key`` is empty."""
     if not key:
         yield None
         return
-    rec = Recording(key=key, start=table_writes.snapshot(), names=fragments.names_generation())
-    with table_writes.reading() as tables:
+    user_id = request.user.pk
+    start = table_writes.snapshot(user_id)
+    rec = Recording(key=key, start=start, names=fragments.names_generation())
+    with table_writes.reading(user_id) as tables:
         rec.tables = tables
         yield rec
 
@@ -136,10 +166,10 @@ def render_and_keep(
     template: str,
     context: dict[str, Any],
     fresh_key: str | None,
-) -> str:
+) -> StoredPage:
     """Render the page with placeholders (``fresh_key``, the post form's fresh idempotency key,
     replaced by one), keep it under ``rec.key`` with the generations it was read at, and return
-    it (placeholders still in it: ``fill``)."""
+    it (to be written out by ``fill``)."""
     placeholders = {
         "csrf_token": fragments.CSRF_PLACEHOLDER,
         "csp_nonce": fragments.NONCE_PLACEHOLDER,
@@ -149,21 +179,32 @@ def render_and_keep(
     if fresh_key:
         html = html.replace(fresh_key, IDEMPOTENCY_PLACEHOLDER)
     kept = table_writes.generations(rec.start, {*rec.tables, *ALWAYS_READ})
-    if kept is not None:
-        kept[fragments.NAMES_KEY] = rec.names
-        cache.set(rec.key, StoredPage(html=html, generations=kept), PAGE_TTL)
-    return html
+    if kept is None:
+        return cut(html)
+    kept[fragments.NAMES_KEY] = rec.names
+    page = cut(html, kept)
+    cache.set(rec.key, page, PAGE_TTL)
+    return page
 
 
-def fill(request: HttpRequest, html: str) -> str:
-    """A kept page with this request's CSRF token (which also sets the cookie), CSP nonce,
-    time and a fresh idempotency key."""
-    html = fragments.fill(
-        html,
-        csrf_token=get_token(request),
-        now_ts=unlocalize(timezone.now().timestamp()),
-        nonce=get_nonce(request),
-    )
-    if IDEMPOTENCY_PLACEHOLDER in html:
-        html = html.replace(IDEMPOTENCY_PLACEHOLDER, new_idempotency_key())
-    return html
+def _nonce(request: HttpRequest) -> str:
+    nonce = get_nonce(request)  # lazy: false until read, so no ``or`` here
+    return "" if nonce is None else str(nonce)
+
+
+def fill(request: HttpRequest, page: StoredPage) -> bytes:
+    """A kept page's bytes with this request's CSRF token (which also sets the cookie), CSP
+    nonce, time and a fresh idempotency key (the same one wherever the page names it)."""
+    token = get_token(request)  # always: it also sets the cookie
+    makers = {
+        fragments.CSRF_PLACEHOLDER: lambda: str(token) if token else "",
+        fragments.NONCE_PLACEHOLDER: lambda: _nonce(request),
+        fragments.NOW_PLACEHOLDER: lambda: str(unlocalize(timezone.now().timestamp())),
+        IDEMPOTENCY_PLACEHOLDER: new_idempotency_key,
+    }
+    # Only what the page holds (reading the nonce puts it in the CSP header).
+    filled = {hole: makers[hole]().encode() for hole in set(page.holes)}
+    out = [page.chunks[0]]
+    for hole, chunk in zip(page.holes, page.chunks[1:], strict=True):
+        out += (filled[hole], chunk)
+    return b"".join(out)

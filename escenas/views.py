@@ -233,7 +233,7 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     kept = viewer_pages.stored_page(viewer_key)
     if kept is not None:
         return HttpResponse(viewer_pages.fill(request, kept))
-    with viewer_pages.recording(viewer_key) as rec:
+    with viewer_pages.recording(request, viewer_key) as rec:
         return _scene_detail(request, slug, pk, rec)
 
 
@@ -262,8 +262,8 @@ def _scene_detail(
     if rec is not None and _keepable(access):
         form = context.get("form")
         fresh = getattr(form, "fresh_idempotency_key", None)
-        html = viewer_pages.render_and_keep(request, rec, template, context, fresh)
-        return HttpResponse(viewer_pages.fill(request, html))
+        kept_page = viewer_pages.render_and_keep(request, rec, template, context, fresh)
+        return HttpResponse(viewer_pages.fill(request, kept_page))
     if not page_key:
         return render(request, template, context)
     html = page_cache.render_anonymous_page(request, page_key, template, context)

@@ -15,6 +15,15 @@ Inside ``reading()`` the tables each ``SELECT`` names (``FROM``/``JOIN`` of a qu
 subqueries included) are collected; ``snapshot()`` taken before the reads gives the generations
 to keep with the piece (``generations``), and ``unchanged`` checks them on the way back.
 
+**Per-user tables** (``per_user``: read markers, drafts: rows that only their user's pages show)
+have a generation per user besides the table's: a write whose users ``nucleo.user_rows`` can
+tell from its SQL (``filter(user=…).update()``, an insert, an upsert on the user's unique key)
+sets ``<table>@<user id>`` for each of them, any other write ``<table>@?``; both also set the
+table's own generation. A piece recorded ``reading(user_id=…)`` whose every read of such a table
+is restricted to that user depends on ``<table>@<user>`` and ``<table>@?`` only, so another
+user's marker moving or draft being saved keeps it; a read of other users' rows depends on the
+table's generation as before.
+
 Not seen: writes made outside Django's connections (psql, another program). The generations
 live in the ``default`` cache: with several processes it must be a shared one (Redis), as for
 every cached piece of the pages.
@@ -35,6 +44,8 @@ from typing import Any
 from django.apps import apps
 from django.core.cache import cache
 
+from nucleo import user_rows
+
 PREFIX = "nucleo:table-gen:"
 GLOBAL = "*"
 """The pseudo-table every recorded piece depends on (bumped by writes whose table is unknown)."""
@@ -43,7 +54,23 @@ _WRITE_ANYWHERE = re.compile(r'\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"([^"]
 _READ = re.compile(r'\b(?:FROM|JOIN)\s+"([^"]+)"', re.IGNORECASE)
 _WRITE_VERBS = ("INSERT", "UPDATE", "DELETE", "REPLAC", "TRUNCA", "ALTER ", "DROP T", "CREATE")
 _reads: ContextVar[set[str] | None] = ContextVar("nucleo_table_reads", default=None)
+_reader: ContextVar[int | None] = ContextVar("nucleo_table_reader", default=None)
 _counter = itertools.count()
+PER_USER: dict[str, str] = {}
+"""Per-user tables: table name to the column holding the user's id (``per_user``)."""
+ANY_USER = "?"
+"""Stands for "some user, not known which" in a per-user generation's name."""
+
+
+def per_user(table: str, column: str = "user_id") -> None:
+    """Declare ``table`` per-user: its rows belong to the user in ``column`` and a page shows
+    only its viewer's (called from an app's ``ready``)."""
+    PER_USER[table] = column
+
+
+def user_generation(table: str, user: int | str) -> str:
+    """The name of a per-user table's generation for one user (or ``ANY_USER``)."""
+    return f"{table}@{user}"
 
 
 def key(table: str) -> str:
@@ -70,7 +97,7 @@ def track(
     if head == "SELECT" or head.startswith("WITH"):
         reads = _reads.get()
         if reads is not None:
-            reads.update(_READ.findall(sql))
+            reads.update(_read_names(sql, params))
         result = execute(sql, params, many, context)
         if head.startswith("WITH"):  # a CTE may end in a write: WITH … UPDATE "t" …
             found_tables = tuple(dict.fromkeys(_WRITE_ANYWHERE.findall(sql)))
@@ -80,19 +107,55 @@ def track(
     result = execute(sql, params, many, context)
     if head.startswith(_WRITE_VERBS):
         found = _WRITE.match(sql)
-        written(context["connection"], (found.group(1),) if found else (GLOBAL,))
+        if found is None:
+            _record(context["connection"], (GLOBAL,))
+        elif found.group(1) in PER_USER:
+            table = found.group(1)
+            users = user_rows.written_users(sql, params, many, table, PER_USER[table])
+            _record(context["connection"], _names(table, users))
+        else:
+            _record(context["connection"], (found.group(1),))
     return result
+
+
+def _read_names(sql: str, params: Any) -> set[str]:
+    """The generations a ``SELECT`` read depends on: its tables, a per-user table's viewer
+    and unknown-user generations instead when every read of it is the viewer's rows."""
+    tables = set(_READ.findall(sql))
+    viewer = _reader.get()
+    if viewer is None or not tables & PER_USER.keys():
+        return tables
+    names = set()
+    for table in tables:
+        column = PER_USER.get(table)
+        if column and user_rows.reads_only(sql, params, table, column, viewer):
+            names |= {user_generation(table, viewer), user_generation(table, ANY_USER)}
+        else:
+            names.add(table)
+    return names
+
+
+def _names(table: str, users: set[int] | None) -> tuple[str, ...]:
+    """The generations a write of ``table`` sets (``users``: whose rows; None, not known)."""
+    if table not in PER_USER:
+        return (table,)
+    owners = (ANY_USER,) if users is None else tuple(sorted(users))
+    return (table, *(user_generation(table, u) for u in owners))
 
 
 def written(connection: Any, tables: Iterable[str]) -> None:
     """Record that ``tables`` (unquoted names) were written on ``connection``: a new
-    generation now, and again when its open transaction commits. ``track`` calls it for every
-    statement through Django's cursor; a write that bypasses it (psycopg's ``Cursor.copy``
-    in ``nucleo.bulk``) must call it itself."""
-    tables = tuple(tables)
-    bump(tables)
+    generation now, and again when its open transaction commits (a per-user table's rows of
+    unknown users: ``<table>@?`` too). ``track`` calls it for every statement through Django's
+    cursor; a write that bypasses it (psycopg's ``Cursor.copy`` in ``nucleo.bulk``) must call
+    it itself."""
+    _record(connection, tuple(n for t in tables for n in _names(t, None)))
+
+
+def _record(connection: Any, names: tuple[str, ...]) -> None:
+    bump(names)
     if connection.in_atomic_block:
-        _pending(connection).update(tables)
+        _pending(connection).update(names)
 
 
 def _pending(connection: Any) -> set[str]:
@@ -139,10 +202,16 @@ def all_tables() -> tuple[str, ...]:
     return (*sorted(tables), GLOBAL)
 
 
-def snapshot() -> dict[str, str]:
-    """The generation of every table (``all_tables``), keyed by table; tables without one get
-    one now (a missing value is never taken as unchanged). Take it before the reads."""
+def snapshot(user_id: int | None = None) -> dict[str, str]:
+    """The generation of every table (``all_tables``), keyed by table, and with ``user_id``
+    each per-user table's generations for that user and for unknown users; names without
+    one get one now (a missing value is never taken as unchanged). Take it before the reads."""
     tables = all_tables()
+    if user_id is not None:
+        tables = (
+            *tables,
+            *(user_generation(t, u) for t in sorted(PER_USER) for u in (user_id, ANY_USER)),
+        )
     found = cache.get_many([key(t) for t in tables])
     values = {t: found.get(key(t)) for t in tables}
     missing = {t: _new_value() for t, v in values.items() if v is None}
@@ -153,13 +222,17 @@ def snapshot() -> dict[str, str]:
 
 
 @contextmanager
-def reading() -> Iterator[set[str]]:
-    """Collect the tables the ``SELECT``s inside the block read (the yielded set)."""
+def reading(user_id: int | None = None) -> Iterator[set[str]]:
+    """Collect the tables the ``SELECT``s inside the block read (the yielded set); with
+    ``user_id`` (the viewer) a per-user table read only for that user is collected as its two
+    per-user generations (see the module docstring)."""
     tables: set[str] = set()
     token = _reads.set(tables)
+    reader = _reader.set(user_id)
     try:
         yield tables
     finally:
+        _reader.reset(reader)
         _reads.reset(token)
 
 
