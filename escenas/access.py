@@ -307,11 +307,11 @@ def access_scene(
     (2), the scene with its diary character (1), its participants (1); the campaign (1) with
     ``slug`` (or with neither, one more for the scene's campaign).
 
-    ``with_version`` (with ``slug``, no ``campaign``): the scene page's one query instead, the
-    scene with its campaign, the viewer's role and characters, the posts' ``SceneVersion`` and
-    the read marker (``access.version``), then the participants (1): two queries in all.
+    ``with_version`` (no ``campaign``; ``slug`` or, in the API, the scene's own): the scene
+    page's one query instead, the scene with its campaign, the viewer's role and characters, the
+    posts' ``SceneVersion`` and the read marker (``access.version``), then the participants (1).
     """
-    if with_version and campaign is None and slug is not None:
+    if with_version and campaign is None:
         return _access_scene_versioned(user, pk, slug=slug, master=master)
     if campaign is None:
         if slug is None:
@@ -332,12 +332,12 @@ def access_scene(
 
 
 def _access_scene_versioned(
-    user: AnyUser | None, pk: int | str, *, slug: str, master: bool
+    user: AnyUser | None, pk: int | str, *, slug: str | None, master: bool
 ) -> SceneAccess:
     """``access_scene(..., with_version=True)``: see there."""
+    scenes = _scene_queryset() if slug is None else _scene_queryset().filter(campaign__slug=slug)
     scene = (
-        _scene_queryset()
-        .filter(campaign__slug=slug, pk=int(pk) if str(pk).isdigit() else 0)
+        scenes.filter(pk=int(pk) if str(pk).isdigit() else 0)
         .annotate(**_viewer_annotations(user), **_version_annotations(user))
         .first()
     )

@@ -33,7 +33,7 @@ from rest_framework.exceptions import ValidationError as DrfValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from escenas import selectors, services
+from escenas import api_pages, selectors, services
 from escenas.access import (
     SceneAccess,
     access_campaign_viewer,
@@ -56,7 +56,7 @@ def scene_access_for_api(pk: int | str, user: Any) -> SceneAccess:
     """The scene ``pk`` with what ``user`` may do there (``escenas.access.access_scene``, its
     campaign through ``access_campaign``); ``NotFound`` (the API's 404) when either is not
     readable: a hidden scene's existence is not revealed."""
-    return access_scene(user, pk)
+    return access_scene(user, pk, with_version=True)
 
 
 def as_drf(exc: DjangoValidationError, fields: dict[str, str]) -> DrfValidationError:
@@ -309,12 +309,21 @@ class _PostListMixin(generics.GenericAPIView):
     filter_backends = []
 
     def post_page(self, access: SceneAccess) -> Response:
-        last_read = selectors.last_read_post_id(access.scene, self.request.user)
-        page = self.paginate_queryset(selectors.scene_posts(access.scene, access.viewer))
-        assert page is not None  # pagination_class is set
-        with_rolls(page, access)
-        views = [selectors.post_view(p, access.viewer, last_read=last_read) for p in page]
-        return self.get_paginated_response(PostSerializer(views, many=True).data)
+        """The page of posts; a closed page is kept and served from the cache while nothing
+        it shows changed (``escenas.api_pages``). No read marker: the list has no "new"."""
+        key = api_pages.page_key(self.request, access)
+        scene_id = access.scene.pk
+        if (kept := api_pages.stored_page(key, scene_id) if key else None) is not None:
+            return Response(kept)
+        with api_pages.recording(key) as rec:
+            page = self.paginate_queryset(selectors.scene_posts(access.scene, access.viewer))
+            assert page is not None  # pagination_class is set
+            with_rolls(page, access)
+            views = [selectors.post_view(p, access.viewer) for p in page]
+            response = self.get_paginated_response(PostSerializer(views, many=True).data)
+            data = {**response.data, "results": [dict(row) for row in response.data["results"]]}
+            api_pages.keep(rec, scene_id, data, self.paginator)
+        return response
 
 
 @extend_schema(tags=["scenes"])

@@ -163,6 +163,9 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 # (escenas.viewer_pages, nucleo.table_writes). Several server processes need the shared cache
 # (REDIS_URL) for it, as for every cached piece: local memory is one process's.
 ESCENAS_VIEWER_PAGES = env_bool("ESCENAS_VIEWER_PAGES", default=True)
+# The API's closed pages of posts (a full page with a next one) kept in the cache while no
+# post in their id range and no other table they read changed (escenas.api_pages).
+ESCENAS_API_PAGES = env_bool("ESCENAS_API_PAGES", default=True)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

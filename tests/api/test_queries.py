@@ -222,18 +222,18 @@ CASES = {
         "/api/v1/scenes/{story}/posts/",
         "player_a",
         _posts,
-        11,
-        "user (session cached), scene id→campaign, campaign with my role, my characters, scene, "
-        "participants, last read, page of posts (no count: cursor), their rolls, whisper "
+        7,
+        "user (session cached), the scene with its campaign, my role and characters (one "
+        "query), participants, page of posts (no count: cursor), their rolls, whisper "
         "recipients, the rolls' makers",
     ),
     "diary posts": ListCase(
         "/api/v1/characters/{char}/diary/posts/",
         "player_a",
         _diary_posts,
-        11,
+        10,
         "user (session cached), character, role checks, diary scene id, viewer (2), scene, "
-        "last read, page of posts, rolls, recipients",
+        "page of posts, rolls, recipients",
     ),
     "diary": ListCase(
         "/api/v1/characters/{char}/diary/",
@@ -246,18 +246,18 @@ CASES = {
         "/api/v1/scenes/{story}/combats/",
         "player_a",
         _combats,
-        11,
-        "user (session cached), scene id→campaign, campaign with my role, my characters, scene, "
-        "participants, count, the page of fights, their combatants, declarations, turns (and "
-        "one for the turns' rolls once a fight has turns)",
+        8,
+        "user (session cached), the scene with its campaign, my role and characters (one "
+        "query), participants, count, the page of fights, their combatants, declarations, "
+        "turns (and one for the turns' rolls once a fight has turns)",
     ),
     "roll requests": ListCase(
         "/api/v1/scenes/{story}/roll-requests/",
         "master",
         _requests,
-        7,
-        "user (session cached), scene id→campaign, campaign with my role, my characters, scene, "
-        "participants, the requests (trait and character joined)",
+        4,
+        "user (session cached), the scene with its campaign, my role and characters (one "
+        "query), participants, the requests (trait and character joined)",
     ),
 }
 
