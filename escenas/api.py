@@ -313,7 +313,7 @@ class _PostListMixin(generics.GenericAPIView):
         it shows changed (``escenas.api_pages``). No read marker: the list has no "new"."""
         key = api_pages.page_key(self.request, access)
         scene_id = access.scene.pk
-        if (kept := api_pages.stored_page(key, scene_id) if key else None) is not None:
+        if (kept := api_pages.stored_page(key, scene_id)) is not None:
             return Response(kept)
         with api_pages.recording(key) as rec:
             page = self.paginate_queryset(selectors.scene_posts(access.scene, access.viewer))
