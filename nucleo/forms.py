@@ -1,4 +1,5 @@
-"""Putting a service's refusal back on the form where the user is."""
+"""Putting a service's refusal back on the form where the user is; model choice fields whose
+select lists only a window of their rows; a form renderer that keeps what it rendered."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
+from django.forms.models import ModelChoiceIteratorValue
+from django.forms.renderers import DjangoTemplates
+from django.utils.functional import Promise
+from django.utils.translation import get_language
 
 from nucleo.errors import ServiceError
 
@@ -59,3 +64,75 @@ def window_choices(field: forms.Field, window: Iterable[Any]) -> None:
     iterator = field.iterator(field)
     empty = [("", field.empty_label)] if field.empty_label is not None else []
     field.widget.choices = empty + [iterator.choice(row) for row in window]
+
+
+_LABEL_TEMPLATE = "django/forms/label.html"
+_PLAIN = (bool, int, float, type(None))
+
+
+def _shape(value: Any) -> Any:
+    """``value`` as a hashable key of everything a widget or label template shows of it, or
+    ``NotImplemented`` for a value it cannot vouch for. Strings keep their class (a
+    ``SafeString`` is not escaped, a ``str`` is), numbers theirs (``True`` prints otherwise
+    than ``1``); a lazy string is the text it is now (the language is in the key too)."""
+    if isinstance(value, _PLAIN):
+        return (type(value).__name__, value)
+    if isinstance(value, Promise):
+        value = str(value)
+    if isinstance(value, str):
+        return (type(value).__name__, str(value))
+    if isinstance(value, ModelChoiceIteratorValue):
+        # A choice's value: the templates print it (its ``value``), never its instance.
+        return ("choice", str(value))
+    if isinstance(value, dict):
+        parts = tuple((key, _shape(item)) for key, item in value.items())
+        return NotImplemented if any(p is NotImplemented for _, p in parts) else ("dict", parts)
+    if isinstance(value, list | tuple):
+        items = tuple(_shape(item) for item in value)
+        return NotImplemented if NotImplemented in items else (type(value).__name__, items)
+    return NotImplemented
+
+
+class MemoRenderer(DjangoTemplates):
+    """Django's form renderer, keeping the HTML of the widgets and labels it renders, keyed on
+    the template, the language and every value of the template's context (``_shape``): a
+    form whose choices and values did not change since the last request renders none of its
+    ~20 templates per select again. Anything else (a form's or field's own template, a value
+    it cannot key) is rendered as Django does. At most ``SIZE`` pieces per process (then it
+    starts over). The label template's ``field`` is left out of its key: Django's
+    ``label.html`` never reads it (nothing overrides it here)."""
+
+    SIZE = 2048
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: dict[Any, str] = {}
+
+    def render(self, template_name: str, context: dict[str, Any], request: Any = None) -> str:
+        key = self._key(template_name, context) if request is None else NotImplemented
+        if key is NotImplemented:
+            return super().render(template_name, context, request)
+        html = self.kept.get(key)
+        if html is None:
+            html = super().render(template_name, context, request)
+            if len(self.kept) >= self.SIZE:
+                self.kept.clear()
+            self.kept[key] = html
+        return html
+
+    @staticmethod
+    def _key(template_name: str, context: dict[str, Any]) -> Any:
+        if template_name == _LABEL_TEMPLATE:
+            shown = {k: v for k, v in context.items() if k != "field"}
+        elif set(context) == {"widget"}:
+            shown = context
+        else:
+            return NotImplemented
+        shape = _shape(shown)
+        if shape is NotImplemented:
+            return NotImplemented
+        return (template_name, get_language(), shape)
+
+
+memo_renderer = MemoRenderer()
+"""The one ``MemoRenderer`` (its template engine and its pieces are per instance)."""
