@@ -109,17 +109,18 @@ class WorldScope:
     def characters(self, queryset: QuerySet[Any], also: int | None = None) -> list[Any]:
         """``queryset`` (characters; the same one on every call) narrowed to those in the
         chosen settlement or in none (not placed yet), and the one with pk ``also`` (a link's
-        preset) first when given; at most ``WINDOW``."""
+        preset) first when given; at most ``WINDOW``, with their pk and name only (what a
+        choice shows)."""
+        key = ("characters", also)
+        if key in self.fetched:
+            return self.fetched[key]
         here = Q(settlement=self.settlement) | Q(settlement__isnull=True)
         if also is None:
-            return self.rows(
-                ("characters", None), queryset.filter(here).order_by("name", "pk")[:WINDOW]
-            )
-        first = Case(When(pk=also, then=Value(0)), default=Value(1))
-        return self.rows(
-            ("characters", also),
-            queryset.filter(here | Q(pk=also)).order_by(first, "name", "pk")[:WINDOW],
-        )
+            rows = queryset.filter(here).order_by("name", "pk")
+        else:
+            first = Case(When(pk=also, then=Value(0)), default=Value(1))
+            rows = queryset.filter(here | Q(pk=also)).order_by(first, "name", "pk")
+        return self.rows(key, rows.only("pk", "name")[:WINDOW])
 
 
 def _id(value: Any) -> int | None:

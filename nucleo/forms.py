@@ -10,6 +10,7 @@ from django import forms
 from django.forms.models import ModelChoiceIteratorValue
 from django.forms.renderers import DjangoTemplates
 from django.utils.functional import Promise
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
 from nucleo.errors import ServiceError
@@ -67,30 +68,33 @@ def window_choices(field: forms.Field, window: Iterable[Any]) -> None:
 
 
 _LABEL_TEMPLATE = "django/forms/label.html"
-_PLAIN = (bool, int, float, type(None))
+_EXACT = frozenset({str, SafeString, bool, int, float, type(None)})
+
+
+class _Unkeyable(Exception):
+    """A value ``_shape`` cannot vouch for: the piece is rendered, not kept."""
 
 
 def _shape(value: Any) -> Any:
-    """``value`` as a hashable key of everything a widget or label template shows of it, or
-    ``NotImplemented`` for a value it cannot vouch for. Strings keep their class (a
-    ``SafeString`` is not escaped, a ``str`` is), numbers theirs (``True`` prints otherwise
-    than ``1``); a lazy string is the text it is now (the language is in the key too)."""
-    if isinstance(value, _PLAIN):
-        return (type(value).__name__, value)
-    if isinstance(value, Promise):
-        value = str(value)
-    if isinstance(value, str):
-        return (type(value).__name__, str(value))
-    if isinstance(value, ModelChoiceIteratorValue):
+    """``value`` as a hashable key of everything a widget or label template shows of it;
+    raises ``_Unkeyable`` for a value it cannot vouch for. Each value keeps its class (a
+    ``SafeString`` is not escaped, a ``str`` is; ``True`` prints otherwise than ``1``); a lazy
+    string is the text it is now (the language is in the key too). Called for every option
+    of every select: the common types are looked up first."""
+    kind = type(value)
+    if kind in _EXACT:
+        return (kind, value)
+    if kind is dict:
+        return (dict, tuple([(key, _shape(item)) for key, item in value.items()]))
+    if kind is list or kind is tuple:
+        return (kind, tuple([_shape(item) for item in value]))
+    if kind is ModelChoiceIteratorValue:
         # A choice's value: the templates print it (its ``value``), never its instance.
-        return ("choice", str(value))
-    if isinstance(value, dict):
-        parts = tuple((key, _shape(item)) for key, item in value.items())
-        return NotImplemented if any(p is NotImplemented for _, p in parts) else ("dict", parts)
-    if isinstance(value, list | tuple):
-        items = tuple(_shape(item) for item in value)
-        return NotImplemented if NotImplemented in items else (type(value).__name__, items)
-    return NotImplemented
+        return (kind, str(value))
+    if isinstance(value, Promise | str):
+        text = str(value)
+        return (type(text), text)
+    raise _Unkeyable(kind.__name__)
 
 
 class MemoRenderer(DjangoTemplates):
@@ -128,10 +132,10 @@ class MemoRenderer(DjangoTemplates):
             shown = context
         else:
             return NotImplemented
-        shape = _shape(shown)
-        if shape is NotImplemented:
+        try:
+            return (template_name, get_language(), _shape(shown))
+        except _Unkeyable:
             return NotImplemented
-        return (template_name, get_language(), shape)
 
 
 memo_renderer = MemoRenderer()

@@ -24,6 +24,15 @@ register = template.Library()
 WINDOW = 10
 """Rows of each list on the world page; the rest are on the history pages."""
 
+_MOVEMENT_COLUMNS = tuple(f.name for f in Movement._meta.concrete_fields)
+_MOVEMENT_JOINED = (
+    "item_type__name",
+    "from_place__name",
+    "to_place__name",
+    "made_by__username",
+    "reversal__id",
+)
+
 
 @register.simple_tag
 def world_controls(
@@ -52,6 +61,9 @@ def world_controls(
         # The characters apart (two small queries when there are rows): with them, seven
         # joins cost PostgreSQL ~15× more to plan than five (see places.recent_moves).
         .select_related("item_type", "from_place", "to_place", "made_by", "reversal")
+        # Of the joined rows only what the list shows: their other columns cost more to
+        # build than the query takes to run.
+        .only(*_MOVEMENT_COLUMNS, *_MOVEMENT_JOINED)
         .prefetch_related("from_character", "to_character")
         .order_by("-created_at", "-id")[:WINDOW]
     )
