@@ -151,20 +151,26 @@ def world_on(
 ) -> WorldToday:
     """Weather of ``day`` and the grids' current state (two queries, whatever the number of
     settlements): every settlement's, or with ``settlements`` (e.g. a page of them) only the
-    region's and theirs. Source: RULES.md R11, R16."""
+    region's and theirs, each row's settlement then the one given (no join). Source:
+    RULES.md R11, R16."""
     weather_rows = WeatherRecord.objects.filter(campaign=campaign, day=day)
     grid_rows = Grid.objects.filter(campaign=campaign)
-    if settlements is not None:
-        ids = [s.pk for s in settlements if s is not None]
-        only = Q(settlement__isnull=True) | Q(settlement__in=ids)
-        weather_rows, grid_rows = weather_rows.filter(only), grid_rows.filter(only)
-    weather = sorted(
-        weather_rows.select_related("settlement"),
-        key=lambda w: (w.settlement_id is not None, w.settlement.name if w.settlement else ""),
+    if settlements is None:
+        weather = list(weather_rows.select_related("settlement"))
+        grids = list(grid_rows.select_related("settlement"))
+    else:
+        given = {s.pk: s for s in settlements if s is not None}
+        only = Q(settlement__isnull=True) | Q(settlement__in=list(given))
+        weather, grids = list(weather_rows.filter(only)), list(grid_rows.filter(only))
+        for record in weather:
+            record.settlement = given.get(record.settlement_id) if record.settlement_id else None
+        for grid in grids:
+            grid.settlement = given.get(grid.settlement_id) if grid.settlement_id else None
+    weather.sort(
+        key=lambda w: (w.settlement_id is not None, w.settlement.name if w.settlement else "")
     )
-    grids = sorted(
-        grid_rows.select_related("settlement"),
-        key=lambda g: (g.settlement_id is not None, g.settlement.name if g.settlement else ""),
+    grids.sort(
+        key=lambda g: (g.settlement_id is not None, g.settlement.name if g.settlement else "")
     )
     return WorldToday(weather=weather, grids=grids)
 

@@ -24,6 +24,12 @@ register = template.Library()
 WINDOW = 10
 """Rows of each list on the world page; the rest are on the history pages."""
 
+_PENDING_COLUMNS = (
+    "route_check",
+    *(f"route_check__{f.name}" for f in WorldRoll._meta.concrete_fields),
+    "route_check__settlement__name",
+    "character__name",
+)
 _MOVEMENT_COLUMNS = tuple(f.name for f in Movement._meta.concrete_fields)
 _MOVEMENT_JOINED = (
     "item_type__name",
@@ -50,6 +56,8 @@ def world_controls(
     for move in (
         CharacterMove.objects.filter(campaign=campaign, outcome=CharacterMove.Outcome.PENDING)
         .select_related("route_check", "route_check__settlement", "character")
+        # The route check whole, its settlement's and the characters' names only.
+        .only(*_PENDING_COLUMNS)
         .order_by("-route_check_id", "character__name")
     ):
         if move.route_check is None:
