@@ -36,6 +36,7 @@ from reglas.population import (
     population,
     population_curve,
 )
+from reglas.settings import RuleSettings
 from reglas.tables import EncounterTable
 
 
@@ -68,13 +69,18 @@ class SettlementStatus:
         return 100.0 * self.p_cell
 
 
-def settlement_status(settlement: Settlement, day: int) -> SettlementStatus:
+def settlement_status(
+    settlement: Settlement, day: int, rules: RuleSettings | None = None
+) -> SettlementStatus:
     """Zombies, survivors and p per cell of a settlement on ``day``: the curve with the
     master's tally (zombies destroyed, survivors rescued, characters risen) on top, never
-    below 0, with the campaign's P0 and cell area. No query when ``settlement.campaign`` is
-    loaded. Source: RULES.md R17, R18.
+    below 0, with the campaign's P0 and cell area (``rules``: the campaign's, when the caller
+    has them already; read from ``settlement.campaign`` otherwise). No query when
+    ``settlement.campaign`` is loaded. Source: RULES.md R17, R18.
     """
-    rules = settlement.campaign.rules
+    if rules is None:
+        rules = settlement.campaign.rules
+    cell_table = EncounterTable.from_settings(rules)
     pop = population(settlement.population, day, settlement.growth_rate, rules.initial_zombies)
     adjusted = apply_adjustments(
         pop,
@@ -82,7 +88,7 @@ def settlement_status(settlement: Settlement, day: int) -> SettlementStatus:
         rescued=settlement.survivors_rescued,
         risen=settlement.characters_risen,
     )
-    cells = cells_in_area(settlement.area_m2, EncounterTable.from_settings(rules))
+    cells = cells_in_area(settlement.area_m2, cell_table)
     # A master may set a cell larger than a small settlement: no whole cell, so any zombie there
     # is met for sure (p = 1), rather than a page that fails.
     p = p_cell(adjusted.zombies, cells) if cells else float(adjusted.zombies > 0)
@@ -100,10 +106,12 @@ def settlements_with_status(
     campaign: Campaign, settlements: Iterable[Settlement] | None = None
 ) -> list[SettlementStatus]:
     """Every settlement of the campaign (or only ``settlements``, e.g. a page of them, with
-    their campaign loaded: no query then) with its status today (one query)."""
+    their campaign loaded: no query then) with its status today (one query). The rules are
+    the ``campaign``'s, built once (building them is most of a status's cost)."""
     if settlements is None:
         settlements = Settlement.objects.filter(campaign=campaign).select_related("campaign")
-    return [settlement_status(s, campaign.current_day) for s in settlements]
+    rules = campaign.rules
+    return [settlement_status(s, campaign.current_day, rules) for s in settlements]
 
 
 def settlement_get(*, campaign: Campaign, slug: str) -> Settlement:
@@ -143,20 +151,26 @@ def world_on(
 ) -> WorldToday:
     """Weather of ``day`` and the grids' current state (two queries, whatever the number of
     settlements): every settlement's, or with ``settlements`` (e.g. a page of them) only the
-    region's and theirs. Source: RULES.md R11, R16."""
+    region's and theirs, each row's settlement then the one given (no join). Source:
+    RULES.md R11, R16."""
     weather_rows = WeatherRecord.objects.filter(campaign=campaign, day=day)
     grid_rows = Grid.objects.filter(campaign=campaign)
-    if settlements is not None:
-        ids = [s.pk for s in settlements if s is not None]
-        only = Q(settlement__isnull=True) | Q(settlement__in=ids)
-        weather_rows, grid_rows = weather_rows.filter(only), grid_rows.filter(only)
-    weather = sorted(
-        weather_rows.select_related("settlement"),
-        key=lambda w: (w.settlement_id is not None, w.settlement.name if w.settlement else ""),
+    if settlements is None:
+        weather = list(weather_rows.select_related("settlement"))
+        grids = list(grid_rows.select_related("settlement"))
+    else:
+        given = {s.pk: s for s in settlements if s is not None}
+        only = Q(settlement__isnull=True) | Q(settlement__in=list(given))
+        weather, grids = list(weather_rows.filter(only)), list(grid_rows.filter(only))
+        for record in weather:
+            record.settlement = given.get(record.settlement_id) if record.settlement_id else None
+        for grid in grids:
+            grid.settlement = given.get(grid.settlement_id) if grid.settlement_id else None
+    weather.sort(
+        key=lambda w: (w.settlement_id is not None, w.settlement.name if w.settlement else "")
     )
-    grids = sorted(
-        grid_rows.select_related("settlement"),
-        key=lambda g: (g.settlement_id is not None, g.settlement.name if g.settlement else ""),
+    grids.sort(
+        key=lambda g: (g.settlement_id is not None, g.settlement.name if g.settlement else "")
     )
     return WorldToday(weather=weather, grids=grids)
 

@@ -18,7 +18,7 @@ from mundo.models import Campaign, Invitation, Location, Settlement, WorldRoll
 from mundo.world_page import PAGE_SIZE, WINDOW, WorldScope, world_scope
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
-from nucleo.forms import add_service_errors, window_choices
+from nucleo.forms import add_service_errors, memo_renderer, window_choices
 from nucleo.users import AuthenticatedHttpRequest
 from reglas.settings import RuleSettings
 from reglas.supplies import arrival_kit
@@ -175,11 +175,28 @@ def invitation_detail(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
+def _undiscovered_shop(place: Location) -> bool:
+    return place.kind == Location.Kind.SHOP and place.discovered_day is None
+
+
+_SEARCHABLE = (Location.Kind.DWELLING, Location.Kind.SHOP)
+
+
+def _unsearched(place: Location) -> bool:
+    return place.kind in _SEARCHABLE and place.searched_day is None
+
+
 def _world_forms(
-    campaign: Campaign, scope: WorldScope, data: Any = None, action: str | None = None
+    campaign: Campaign,
+    scope: WorldScope,
+    grids: list[Any],
+    data: Any = None,
+    action: str | None = None,
 ) -> dict[str, Any]:
     """The master's world forms; only the posted one is bound. Their choices are the
-    ``scope``'s (``mundo.world_page``): they accept any row of the campaign."""
+    ``scope``'s (``mundo.world_page``; ``grids``, the region's and the chosen settlement's,
+    already read for the page): they accept any row of the campaign. They render through
+    ``memo_renderer``: most of the page's time was their selects' templates."""
 
     def bound(name: str) -> Any:
         return data if action == name else None
@@ -189,29 +206,37 @@ def _world_forms(
         "settlement": forms.SettlementCreateForm(
             bound("settlement"),
             prefix="settlement",
+            renderer=memo_renderer,
             initial={"growth_rate": campaign.rules.growth_rate},
         ),
-        "adjust": forms.SettlementAdjustForm(bound("adjust"), campaign=campaign, prefix="adjust"),
+        "adjust": forms.SettlementAdjustForm(
+            bound("adjust"), campaign=campaign, prefix="adjust", renderer=memo_renderer
+        ),
         "location": forms.LocationCreateForm(
-            bound("location"), campaign=campaign, prefix="location"
+            bound("location"), campaign=campaign, prefix="location", renderer=memo_renderer
         ),
         "discover": forms.LocationChoiceForm(
             bound("discover"),
             queryset=places.filter(kind=Location.Kind.SHOP, discovered_day__isnull=True),
             prefix="discover",
+            renderer=memo_renderer,
         ),
         "search": forms.LocationChoiceForm(
             bound("search"),
-            queryset=places.filter(
-                kind__in=[Location.Kind.DWELLING, Location.Kind.SHOP], searched_day__isnull=True
-            ),
+            queryset=places.filter(kind__in=_SEARCHABLE, searched_day__isnull=True),
             prefix="search",
+            renderer=memo_renderer,
         ),
-        "route": forms.RouteCheckForm(bound("route"), campaign=campaign, prefix="route"),
-        "restore": forms.RestoreForm(bound("restore"), campaign=campaign, prefix="restore"),
+        "route": forms.RouteCheckForm(
+            bound("route"), campaign=campaign, prefix="route", renderer=memo_renderer
+        ),
+        "restore": forms.RestoreForm(
+            bound("restore"), campaign=campaign, prefix="restore", renderer=memo_renderer
+        ),
         "schedule": forms.ScheduleForm(
             bound("schedule"),
             prefix="schedule",
+            renderer=memo_renderer,
             initial={"schedule": campaign.schedule, "tick_time": campaign.tick_time},
         ),
     }
@@ -219,11 +244,11 @@ def _world_forms(
         window_choices(built[name].fields["settlement"], scope.chosen())
         if scope.settlement is not None and not built[name].is_bound:
             built[name].initial["settlement"] = scope.settlement.pk
-    for name in ("discover", "search"):
+    # Each test is its queryset's filter above, applied to the settlement's places read once.
+    for name, keep in (("discover", _undiscovered_shop), ("search", _unsearched)):
         field = built[name].fields["location"]
-        window_choices(field, scope.places(field.queryset))  # type: ignore[attr-defined]
-    grid = built["restore"].fields["grid"]
-    window_choices(grid, scope.grids(grid.queryset))  # type: ignore[attr-defined]
+        window_choices(field, scope.places(field.queryset, keep))  # type: ignore[attr-defined]
+    window_choices(built["restore"].fields["grid"], grids)
     return built
 
 
@@ -278,7 +303,8 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     action = request.POST.get("action") if request.method == "POST" else None
     scope = world_scope(campaign, request.GET)
-    world_forms = _world_forms(campaign, scope, request.POST or None, action)
+    world = selectors.world_on(campaign, campaign.current_day, [scope.settlement])
+    world_forms = _world_forms(campaign, scope, world.grids, request.POST or None, action)
     if action is not None:
         form = world_forms.get(action)
         if form is None:
@@ -291,6 +317,9 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             else:
                 messages.success(request, message)
                 return redirect(_world_url(campaign, scope))
+    places = scope.place_rows()
+    if places is None:
+        places = selectors.locations_of(campaign, scope.settlement, limit=WINDOW)
     return render(
         request,
         "mundo/world_master.html",
@@ -300,8 +329,9 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
             "failed": action,
             "scope": scope,
             "statuses": selectors.settlements_with_status(campaign, scope.page),
-            "locations": selectors.locations_of(campaign, scope.settlement, limit=WINDOW),
-            "world": selectors.world_on(campaign, campaign.current_day, [scope.settlement]),
+            # The chosen settlement's places by kind and name, read once for the forms too.
+            "locations": places,
+            "world": world,
             "rolls": selectors.world_rolls(campaign, limit=10),
         },
         status=400 if action else 200,

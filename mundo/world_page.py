@@ -10,6 +10,7 @@ forms still accept any row of the campaign: only what they *offer* is windowed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,7 @@ from django.db.models import Case, Q, QuerySet, Value, When
 from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 
-from mundo.models import Campaign, Grid, Location, Settlement
+from mundo.models import Campaign, Location, Settlement
 
 PAGE_SIZE = 20
 """Settlements per page of the world page's list."""
@@ -43,7 +44,7 @@ class SettlementFilter(django_filters.FilterSet):
 @dataclass(frozen=True, slots=True)
 class WorldScope:
     """What the world page shows: ``page`` (a ``Paginator`` page of ``Settlement`` rows with
-    their campaign loaded), ``filter`` (the ``SettlementFilter``, for its form), ``settlement``
+    their campaign set), ``filter`` (the ``SettlementFilter``, for its form), ``settlement``
     (the chosen one; ``None`` only when the campaign has none or the filter matches none) and
     ``query`` (the filter and choice as a query string, for the page links). The rows its
     methods return are fetched once per page (several forms offer the same ones)."""
@@ -52,11 +53,12 @@ class WorldScope:
     filter: SettlementFilter
     settlement: Settlement | None
     query: str
-    fetched: dict[str, list[Any]] = field(default_factory=dict, repr=False, compare=False)
+    fetched: dict[Any, list[Any]] = field(default_factory=dict, repr=False, compare=False)
 
-    def rows(self, queryset: QuerySet[Any]) -> list[Any]:
-        """``queryset``'s rows, fetched once per scope (keyed on its SQL)."""
-        key = str(queryset.query)
+    def rows(self, key: Any, queryset: QuerySet[Any]) -> list[Any]:
+        """``queryset``'s rows, fetched once per scope under ``key`` (a caller names each
+        distinct queryset it asks for: compiling the SQL only to key it cost as much as
+        running it)."""
         if key not in self.fetched:
             self.fetched[key] = list(queryset)
         return self.fetched[key]
@@ -73,25 +75,52 @@ class WorldScope:
         """The chosen settlement alone (no query): what a form about one settlement offers."""
         return [self.settlement] if self.settlement is not None else []
 
-    def places(self, queryset: QuerySet[Location]) -> list[Location]:
-        """``queryset`` narrowed to the chosen settlement's places, at most ``WINDOW``."""
-        return self.rows(queryset.filter(settlement=self.settlement)[:WINDOW])
+    def place_rows(self) -> list[Location] | None:
+        """Every place of the chosen settlement, by kind and name, with its settlement set
+        (one query, at most ``WINDOW`` + 1 rows fetched); ``None`` when it has more than
+        ``WINDOW`` (each list then takes its own first ``WINDOW``: see ``places``)."""
+        if "places" not in self.fetched:
+            rows: list[Location] = []
+            if self.settlement is not None:
+                rows = list(
+                    Location.objects.filter(settlement=self.settlement).order_by(
+                        "kind", "name", "pk"
+                    )[: WINDOW + 1]
+                )
+                for row in rows:
+                    row.settlement = self.settlement
+            self.fetched["places"] = rows
+        rows = self.fetched["places"]
+        return rows if len(rows) <= WINDOW else None
+
+    def places(
+        self, queryset: QuerySet[Location], keep: Callable[[Location], bool] | None = None
+    ) -> list[Location]:
+        """``queryset`` narrowed to the chosen settlement's places, by name, at most
+        ``WINDOW``. ``keep`` is ``queryset``'s filter as a test of one row: given, and the
+        settlement holding at most ``WINDOW`` places, the rows are ``place_rows`` kept by it
+        (no query of its own); otherwise one query."""
+        rows = self.place_rows() if keep is not None else None
+        if rows is not None and keep is not None:
+            return sorted((p for p in rows if keep(p)), key=lambda p: (p.name, p.pk))
+        narrowed = queryset.filter(settlement=self.settlement).order_by("name", "pk")[:WINDOW]
+        return list(narrowed)
 
     def characters(self, queryset: QuerySet[Any], also: int | None = None) -> list[Any]:
-        """``queryset`` (characters) narrowed to those in the chosen settlement or in none
-        (not placed yet), and the one with pk ``also`` (a link's preset) first when given;
-        at most ``WINDOW``."""
+        """``queryset`` (characters; the same one on every call) narrowed to those in the
+        chosen settlement or in none (not placed yet), and the one with pk ``also`` (a link's
+        preset) first when given; at most ``WINDOW``, with their pk and name only (what a
+        choice shows)."""
+        key = ("characters", also)
+        if key in self.fetched:
+            return self.fetched[key]
         here = Q(settlement=self.settlement) | Q(settlement__isnull=True)
         if also is None:
-            return self.rows(queryset.filter(here).order_by("name", "pk")[:WINDOW])
-        first = Case(When(pk=also, then=Value(0)), default=Value(1))
-        return self.rows(queryset.filter(here | Q(pk=also)).order_by(first, "name", "pk")[:WINDOW])
-
-    def grids(self, queryset: QuerySet[Grid]) -> list[Grid]:
-        """``queryset`` (grids) narrowed to the region's and the chosen settlement's."""
-        return self.rows(
-            queryset.filter(Q(settlement=self.settlement) | Q(settlement__isnull=True))
-        )
+            rows = queryset.filter(here).order_by("name", "pk")
+        else:
+            first = Case(When(pk=also, then=Value(0)), default=Value(1))
+            rows = queryset.filter(here | Q(pk=also)).order_by(first, "name", "pk")
+        return self.rows(key, rows.only("pk", "name")[:WINDOW])
 
 
 def _id(value: Any) -> int | None:
@@ -103,13 +132,18 @@ def world_scope(campaign: Campaign, query: Any) -> WorldScope:
     """The world page's window from its GET ``query`` (``q``, ``page``, ``en``; the page's
     forms post to URLs that keep it). A bad ``page`` gives the nearest page, a bad or foreign
     ``en`` the page's first settlement. Three queries at most."""
-    settlements = Settlement.objects.filter(campaign=campaign).select_related("campaign")
+    # The campaign is the one already loaded (``settlement_status`` reads its rules): no join.
+    settlements = Settlement.objects.filter(campaign=campaign)
     found = SettlementFilter(query or None, queryset=settlements.order_by("name", "pk"))
     page = Paginator(found.qs, PAGE_SIZE).get_page((query or {}).get("page"))
+    for row in page:
+        row.campaign = campaign
     wanted = _id((query or {}).get("en"))
     settlement = next((s for s in page if s.pk == wanted), None)
     if settlement is None and wanted is not None:
         settlement = settlements.filter(pk=wanted).first()
+        if settlement is not None:
+            settlement.campaign = campaign
     if settlement is None and page.object_list:
         settlement = page[0]
     params = {k: v for k, v in (("q", (query or {}).get("q", "")),) if v}

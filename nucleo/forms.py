@@ -1,4 +1,5 @@
-"""Putting a service's refusal back on the form where the user is."""
+"""Putting a service's refusal back on the form where the user is; model choice fields whose
+select lists only a window of their rows; a form renderer that keeps what it rendered."""
 
 from __future__ import annotations
 
@@ -6,6 +7,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
+from django.forms.models import ModelChoiceIteratorValue
+from django.forms.renderers import DjangoTemplates
+from django.utils.functional import Promise
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 
 from nucleo.errors import ServiceError
 
@@ -59,3 +65,78 @@ def window_choices(field: forms.Field, window: Iterable[Any]) -> None:
     iterator = field.iterator(field)
     empty = [("", field.empty_label)] if field.empty_label is not None else []
     field.widget.choices = empty + [iterator.choice(row) for row in window]
+
+
+_LABEL_TEMPLATE = "django/forms/label.html"
+_EXACT = frozenset({str, SafeString, bool, int, float, type(None)})
+
+
+class _Unkeyable(Exception):
+    """A value ``_shape`` cannot vouch for: the piece is rendered, not kept."""
+
+
+def _shape(value: Any) -> Any:
+    """``value`` as a hashable key of everything a widget or label template shows of it;
+    raises ``_Unkeyable`` for a value it cannot vouch for. Each value keeps its class (a
+    ``SafeString`` is not escaped, a ``str`` is; ``True`` prints otherwise than ``1``); a lazy
+    string is the text it is now (the language is in the key too). Called for every option
+    of every select: the common types are looked up first."""
+    kind = type(value)
+    if kind in _EXACT:
+        return (kind, value)
+    if kind is dict:
+        return (dict, tuple([(key, _shape(item)) for key, item in value.items()]))
+    if kind is list or kind is tuple:
+        return (kind, tuple([_shape(item) for item in value]))
+    if kind is ModelChoiceIteratorValue:
+        # A choice's value: the templates print it (its ``value``), never its instance.
+        return (kind, str(value))
+    if isinstance(value, Promise | str):
+        text = str(value)
+        return (type(text), text)
+    raise _Unkeyable(kind.__name__)
+
+
+class MemoRenderer(DjangoTemplates):
+    """Django's form renderer, keeping the HTML of the widgets and labels it renders, keyed on
+    the template, the language and every value of the template's context (``_shape``): a
+    form whose choices and values did not change since the last request renders none of its
+    ~20 templates per select again. Anything else (a form's or field's own template, a value
+    it cannot key) is rendered as Django does. At most ``SIZE`` pieces per process (then it
+    starts over). The label template's ``field`` is left out of its key: Django's
+    ``label.html`` never reads it (nothing overrides it here)."""
+
+    SIZE = 2048
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: dict[Any, str] = {}
+
+    def render(self, template_name: str, context: dict[str, Any], request: Any = None) -> str:
+        key = self._key(template_name, context) if request is None else NotImplemented
+        if key is NotImplemented:
+            return super().render(template_name, context, request)
+        html = self.kept.get(key)
+        if html is None:
+            html = super().render(template_name, context, request)
+            if len(self.kept) >= self.SIZE:
+                self.kept.clear()
+            self.kept[key] = html
+        return html
+
+    @staticmethod
+    def _key(template_name: str, context: dict[str, Any]) -> Any:
+        if template_name == _LABEL_TEMPLATE:
+            shown = {k: v for k, v in context.items() if k != "field"}
+        elif set(context) == {"widget"}:
+            shown = context
+        else:
+            return NotImplemented
+        try:
+            return (template_name, get_language(), _shape(shown))
+        except _Unkeyable:
+            return NotImplemented
+
+
+memo_renderer = MemoRenderer()
+"""The one ``MemoRenderer`` (its template engine and its pieces are per instance)."""

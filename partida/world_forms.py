@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from mundo.models import Campaign, Location, Settlement
 from mundo.world_page import WorldScope
 from nucleo import bounds
-from nucleo.forms import model_choice_field, window_choices
+from nucleo.forms import memo_renderer, model_choice_field, window_choices
 from personajes.models import Character, ItemType
 
 ROUTE_MODES = [("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))]
@@ -24,12 +24,36 @@ def _approved(campaign: Campaign) -> Any:
     )
 
 
-def _places(campaign: Campaign) -> Any:
-    return (
+def _places(campaign: Campaign, kinds: tuple[str, ...] = ()) -> Any:
+    """The campaign's places of ``kinds`` (every kind when empty), by settlement and name."""
+    rows = (
         Location.objects.filter(settlement__campaign=campaign)
         .select_related("settlement")
         .order_by("settlement__name", "name")
     )
+    return rows.filter(kind__in=kinds) if kinds else rows
+
+
+SHELTERS = (Location.Kind.SHELTER,)
+STOCKED = (Location.Kind.SHELTER, Location.Kind.SHOP)
+PLACE_KINDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("move", "location"): (),
+    ("shelter", "shelter"): SHELTERS,
+    ("transfer", "from_place"): STOCKED,
+    ("transfer", "to_place"): STOCKED,
+}
+"""The kinds of place each place field offers (empty: every kind), by (action, field): its
+queryset's filter (``_places``), and the test ``window_forms`` applies to the chosen
+settlement's places read once."""
+
+
+ITEMS_LEFT_OUT: dict[tuple[str, str], tuple[str, ...]] = {
+    # Weapons are no place's stock.
+    ("transfer", "item_type"): (ItemType.Kind.WEAPON,),
+}
+"""The kinds of item each item field leaves out, by (action, field; none when absent): its
+queryset's filter,
+and the test ``window_forms`` applies to the campaign's items read once."""
 
 
 class _CampaignForm(forms.Form):
@@ -78,7 +102,9 @@ class CharacterMoveForm(_CampaignForm):
     def setup(self) -> None:
         model_choice_field(self, "characters").queryset = _approved(self.campaign)
         model_choice_field(self, "settlement").queryset = self.campaign.settlements.all()
-        model_choice_field(self, "location").queryset = _places(self.campaign)
+        model_choice_field(self, "location").queryset = _places(
+            self.campaign, PLACE_KINDS["move", "location"]
+        )
 
 
 class ShelterForm(_CampaignForm):
@@ -94,8 +120,8 @@ class ShelterForm(_CampaignForm):
 
     def setup(self) -> None:
         model_choice_field(self, "character").queryset = _approved(self.campaign)
-        model_choice_field(self, "shelter").queryset = _places(self.campaign).filter(
-            kind=Location.Kind.SHELTER
+        model_choice_field(self, "shelter").queryset = _places(
+            self.campaign, PLACE_KINDS["shelter", "shelter"]
         )
 
 
@@ -138,13 +164,12 @@ class PlaceTransferForm(_CampaignForm):
     quantity = forms.CharField(label=_("Quantity (units)"), max_length=20)
 
     def setup(self) -> None:
-        stocked = _places(self.campaign).filter(
-            kind__in=(Location.Kind.SHELTER, Location.Kind.SHOP)
-        )
-        model_choice_field(self, "from_place").queryset = stocked
-        model_choice_field(self, "to_place").queryset = stocked
+        for name in ("from_place", "to_place"):
+            model_choice_field(self, name).queryset = _places(
+                self.campaign, PLACE_KINDS["transfer", name]
+            )
         model_choice_field(self, "item_type").queryset = self.campaign.item_types.exclude(
-            kind=ItemType.Kind.WEAPON
+            kind__in=ITEMS_LEFT_OUT["transfer", "item_type"]
         ).order_by("name")
 
     def clean(self) -> dict[str, Any]:
@@ -179,10 +204,15 @@ CONTROL_FORMS: dict[str, type[_CampaignForm]] = {
 """The world controls by action name (the URL's ``action``)."""
 
 
+def _of_kinds(kinds: tuple[str, ...]) -> Any:
+    return lambda place: not kinds or place.kind in kinds
+
+
 def window_forms(forms_by_action: dict[str, _CampaignForm], scope: WorldScope) -> None:
     """Offer only the ``scope``'s rows in the controls' choices (``mundo.world_page``): the
     chosen settlement's characters (and those not placed yet) and places, the page's
-    settlements. The forms still accept any row of the campaign."""
+    settlements; the campaign's items, read once for every item field. The forms still accept
+    any row of the campaign."""
     for name, form in forms_by_action.items():
         for field_name, field in form.fields.items():
             if not isinstance(field, forms.ModelChoiceField):
@@ -191,7 +221,15 @@ def window_forms(forms_by_action: dict[str, _CampaignForm], scope: WorldScope) -
             if model is Character:
                 window_choices(field, scope.characters(field.queryset))  # type: ignore[arg-type]
             elif model is Location:
-                window_choices(field, scope.places(field.queryset))  # type: ignore[arg-type]
+                kinds = PLACE_KINDS.get((name, field_name))
+                keep = None if kinds is None else _of_kinds(kinds)
+                window_choices(field, scope.places(field.queryset, keep))  # type: ignore[arg-type]
+            elif model is ItemType:
+                left_out = ITEMS_LEFT_OUT.get((name, field_name), ())
+                items = scope.rows(
+                    "items", ItemType.objects.filter(campaign=form.campaign).order_by("name", "pk")
+                )
+                window_choices(field, [i for i in items if i.kind not in left_out])
             elif model is Settlement and name == "move":
                 window_choices(field, scope.settlements())
             elif model is Settlement:
@@ -208,7 +246,9 @@ def control_forms(
     ``give`` a character id and ``kind`` an item kind (the pending list's "give water" link);
     one query then, for the first item of that kind."""
     forms_by_action = {
-        name: cls(campaign=campaign, prefix=name) for name, cls in CONTROL_FORMS.items()
+        # The memo renderer: the page renders these selects again and again (nucleo.forms).
+        name: cls(campaign=campaign, prefix=name, renderer=memo_renderer)
+        for name, cls in CONTROL_FORMS.items()
     }
     if scope is not None:
         window_forms(forms_by_action, scope)

@@ -24,6 +24,21 @@ register = template.Library()
 WINDOW = 10
 """Rows of each list on the world page; the rest are on the history pages."""
 
+_PENDING_COLUMNS = (
+    "route_check",
+    *(f"route_check__{f.name}" for f in WorldRoll._meta.concrete_fields),
+    "route_check__settlement__name",
+    "character__name",
+)
+_MOVEMENT_COLUMNS = tuple(f.name for f in Movement._meta.concrete_fields)
+_MOVEMENT_JOINED = (
+    "item_type__name",
+    "from_place__name",
+    "to_place__name",
+    "made_by__username",
+    "reversal__id",
+)
+
 
 @register.simple_tag
 def world_controls(
@@ -41,6 +56,8 @@ def world_controls(
     for move in (
         CharacterMove.objects.filter(campaign=campaign, outcome=CharacterMove.Outcome.PENDING)
         .select_related("route_check", "route_check__settlement", "character")
+        # The route check whole, its settlement's and the characters' names only.
+        .only(*_PENDING_COLUMNS)
         .order_by("-route_check_id", "character__name")
     ):
         if move.route_check is None:
@@ -52,6 +69,9 @@ def world_controls(
         # The characters apart (two small queries when there are rows): with them, seven
         # joins cost PostgreSQL ~15× more to plan than five (see places.recent_moves).
         .select_related("item_type", "from_place", "to_place", "made_by", "reversal")
+        # Of the joined rows only what the list shows: their other columns cost more to
+        # build than the query takes to run.
+        .only(*_MOVEMENT_COLUMNS, *_MOVEMENT_JOINED)
         .prefetch_related("from_character", "to_character")
         .order_by("-created_at", "-id")[:WINDOW]
     )

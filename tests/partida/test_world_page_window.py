@@ -13,10 +13,10 @@ from django.urls import reverse
 from django.utils import translation
 
 from mundo.models import Grid
-from mundo.world_page import PAGE_SIZE
+from mundo.world_page import PAGE_SIZE, WINDOW
 from personajes.models import Character, InventoryItem
 from tests.factories import CharacterFactory, ItemTypeFactory, SettlementFactory
-from tests.mundo.factories import LocationFactory, ShelterFactory
+from tests.mundo.factories import LocationFactory, ShelterFactory, ShopFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +70,13 @@ def test_the_world_page_costs_the_same_queries_at_one_and_many_settlements(
     client = _client(master)
     url = reverse("mundo:world", kwargs={"slug": campaign.slug})
     client.get(url)
-    with django_assert_num_queries(20):
+    # user (session cached), campaign with the role, the settlements (their count, the page),
+    # the chosen settlement's places (one read for the places table and every place field),
+    # today's weather and the grids (mundo.selectors.world_on; the grid field offers the same
+    # rows), the world rolls; the controls (partida's {% world_controls %}): the pending route
+    # checks, the places' movements, the characters offered, the latest moves, the items (one
+    # read for both item fields).
+    with django_assert_num_queries(13):
         response = client.get(url)
     assert response.status_code == 200
 
@@ -154,3 +160,43 @@ def test_a_form_accepts_a_row_it_did_not_offer_and_comes_back_to_the_same_settle
     assert response.status_code == 400
     assert "Escoja una opción válida" in html
     assert _options(html, "give-character") == ["— elige —", "Vecino 001-0", "Vecino 001-1"]
+
+
+@pytest.mark.parametrize("extra", [0, WINDOW])
+def test_each_place_field_offers_its_kinds_of_the_chosen_settlements_places(
+    extra, master, player_a, campaign
+):
+    # The settlement's places are read once and each field keeps its own kinds; with more
+    # than WINDOW places (extra dwellings, named to sort last) each field reads its own.
+    (town,) = _world(campaign, 1, player_a)
+    ShopFactory(settlement=town, name="Tienda cerrada")
+    ShopFactory(settlement=town, name="Tienda vista", discovered_day=3, searched_day=4)
+    LocationFactory(settlement=town, name="Casa registrada", searched_day=2)
+    for i in range(extra):
+        LocationFactory(settlement=town, name=f"Zona {i:03}")
+    html = _client(master).get(reverse("mundo:world", kwargs={"slug": campaign.slug}))
+    html = html.content.decode()
+    assert _options(html, "discover-location") == ["— elige —", "Tienda cerrada (tienda)"]
+    assert _options(html, "search-location")[:3] == [
+        "— elige —",
+        "Casa 000 (vivienda)",
+        "Tienda cerrada (tienda)",
+    ]
+    assert _options(html, "shelter-shelter") == [
+        "— ninguno: a la intemperie —",
+        "Refugio 000 (refugio)",
+    ]
+    assert _options(html, "transfer-from_place") == [
+        "— el máster: suministros nuevos —",
+        "Refugio 000 (refugio)",
+        "Tienda cerrada (tienda)",
+        "Tienda vista (tienda)",
+    ]
+    moves = _options(html, "move-location")
+    assert moves[:4] == [
+        "— la calle —",
+        "Casa 000 (vivienda)",
+        "Casa registrada (vivienda)",
+        "Refugio 000 (refugio)",
+    ]
+    assert len(moves) == 1 + min(5 + extra, WINDOW)
