@@ -242,6 +242,10 @@ def test_the_scene_list_is_kept_and_follows_new_posts_and_scenes(
     write(story, master, "Llega un coche.")
     html, _q, rendered = get(client, url)
     assert rendered and "1 nuevo" in html
+    warm(client, url)
+    client.get(story.get_absolute_url() + "?page=last")  # reads it: the marker moves
+    html, _q, rendered = get(client, url)
+    assert rendered and "new-badge" not in html
     scenes.scene_create(campaign=campaign, master=master, title="El puente", participants=[char_b])
     html, _q, rendered = get(client, url)
     assert rendered and "El puente" in html
