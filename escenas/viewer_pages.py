@@ -1,14 +1,17 @@
-"""The whole scene page of a signed-in reader, kept in the cache while nothing it read changed.
+"""The whole scene page of a signed-in reader, kept in the cache while nothing it read changed;
+the campaign's scene list the same way (``list_key``).
 
 A warm re-read of an unchanged scene (the common case: a player reloads, comes back from
 another tab) costs the session and the user, as any signed-in page, and two cache round trips:
-no scene query, no render.
+no scene query, no render. The scene list is the page a player goes back to between scenes:
+with 500 diaries its render is a page of 50 rows, their unread counts and last posts (issue 14).
 
-- **Key** (``page_key``): the user (id, username, staff flag: the header), the full path
-  (the cursor, reply and quote links), whether it is an htmx request, the active language and
-  time zone, and the code's stamp (``fragments.code_stamp``: a deploy with other templates,
-  code or catalogues never serves a page the old one kept in a shared cache). Only for a GET with no
-  pending message and no signed-out stash for the scene (both are consumed by the render).
+- **Key** (``page_key``, ``list_key``): the user (id, username, staff flag: the header), the
+  full path (the cursor, reply and quote links), whether it is an htmx request, the active
+  language and time zone, and the code's stamp (``fragments.code_stamp``: a deploy with other
+  templates, code or catalogues never serves a page the old one kept in a shared cache). Only
+  for a GET with no pending message and no signed-out stash for the scene (both are consumed
+  by the render).
 - **Validity**: the page is stored with the write generation (``nucleo.table_writes``) of every
   table its render read, taken *before* the reads, plus the names generation
   (``escenas.fragments``; the post fragments it wrote out from the cache show names). Any
@@ -22,9 +25,12 @@ no scene query, no render.
   already encoded (UTF-8) and cut at its placeholders, so a hit writes it out in one join: no
   search of the whole page per placeholder, no encoding of it (issue 14: on the last page those
   were a quarter of a hit's time).
-- **Not kept**: scenes with fights (the combat panel follows the clock) and diaries (the
-  forecast follows the world's day); a render that moved the read marker is kept under the
-  generations it started from, which the write made old (the next request renders and keeps).
+- **Not kept**: scenes with fights (the combat panel follows the clock). A diary is kept: its
+  table, chart and forecast are all read in the render (the tick's diary rows and posts, the
+  character, its inventory and stash, today's weather, the campaign's day), so the tick's
+  writes make it old as a post does. A render that moved the read marker (or, in the list,
+  created the off-topic scene or a diary) is kept under the generations it started from,
+  which the write made old (the next request renders and keeps).
 
 A hit skips ``scene_mark_read``: a stored page's own request moved no marker (else it would not
 match), so the same page now would move none either.
@@ -79,16 +85,31 @@ def enabled() -> bool:
 def page_key(request: HttpRequest, scene_pk: int) -> str:
     """The cache key of the page for this request, or empty when it may not be kept: not
     enabled, not a GET, not signed in, a message waiting, or a stash for this scene."""
+    return _key(request, str(scene_pk), stash_scene=scene_pk)
+
+
+def list_key(request: HttpRequest, campaign_slug: str) -> str:
+    """The cache key of a campaign's scene list for this request (``page_key``'s rules; the
+    list takes back no stash), or empty when it may not be kept."""
+    return _key(request, f"list:{campaign_slug}", stash_scene=None)
+
+
+def _key(request: HttpRequest, place: str, *, stash_scene: int | None) -> str:
+    """The cache key of the page at ``place`` (a scene's id, ``list:<slug>``) for this request,
+    or empty: not enabled, not a GET, not signed in, a message waiting, or a stash for
+    ``stash_scene``."""
     user = request.user
     if not enabled() or request.method != "GET" or not user.is_authenticated:
         return ""
-    if len(get_messages(request)) or _has_stash(request, scene_pk):
+    if len(get_messages(request)):
+        return ""
+    if stash_scene is not None and _has_stash(request, stash_scene):
         return ""
     parts = (
         user.pk,
         user.get_username(),
         int(user.is_staff),
-        scene_pk,
+        place,
         request.get_full_path(),
         int(bool(getattr(request, "htmx", False))),
         translation.get_language() or "",
@@ -96,7 +117,7 @@ def page_key(request: HttpRequest, scene_pk: int) -> str:
         fragments.code_stamp(),
     )
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
-    return f"escenas:viewer-page:{user.pk}:{scene_pk}:{digest}"
+    return f"escenas:viewer-page:{user.pk}:{place}:{digest}"
 
 
 def _has_stash(request: HttpRequest, scene_pk: int) -> bool:

@@ -202,24 +202,35 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
     of ``SCENE_LIST_SIZE`` at a time (``?page=<n>``; a bad number is the nearest page).
 
     The off-topic scene and the characters' missing diaries are created here on first read
-    (create-on-read; idempotent)."""
-    campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
-    if viewer.is_member:
-        scenes.offtopic_scene_for(campaign)
-        scenes.diaries_ensure(campaign=campaign)
-    paginator = Paginator(selectors.scene_list(campaign, viewer), selectors.SCENE_LIST_SIZE)
-    page = paginator.get_page(request.GET.get("page"))
-    return render(
-        request,
-        "escenas/scene_list.html",
-        {
+    (create-on-read; idempotent). A signed-in reader's page is kept whole while nothing it read
+    changed (``escenas.viewer_pages``, as the scene page): a hit costs no query beyond the
+    user's; a render that created a scene is kept under the generations it started from, so
+    the next request renders again."""
+    list_key = viewer_pages.list_key(request, slug)
+    kept = viewer_pages.stored_page(list_key)
+    if kept is not None:
+        return HttpResponse(viewer_pages.fill(request, kept))
+    with viewer_pages.recording(request, list_key) as rec:
+        campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
+        if viewer.is_member:
+            scenes.offtopic_scene_for(campaign)
+            scenes.diaries_ensure(campaign=campaign)
+        paginator = Paginator(selectors.scene_list(campaign, viewer), selectors.SCENE_LIST_SIZE)
+        page = paginator.get_page(request.GET.get("page"))
+        context = {
             "campaign": campaign,
             "viewer": viewer,
             "rows": selectors.scene_rows(page.object_list, viewer),
             "page": page,
             "search_form": forms.SearchForm(),
-        },
-    )
+        }
+        if rec is None:
+            return render(request, SCENE_LIST_TEMPLATE, context)
+        kept_page = viewer_pages.render_and_keep(request, rec, SCENE_LIST_TEMPLATE, context, None)
+        return HttpResponse(viewer_pages.fill(request, kept_page))
+
+
+SCENE_LIST_TEMPLATE = "escenas/scene_list.html"
 
 
 @vary_on_headers("HX-Request")
@@ -271,10 +282,16 @@ def _scene_detail(
 
 
 def _keepable(access: scene_access.SceneAccess) -> bool:
-    """Whether a signed-in reader's page may be kept (``escenas.viewer_pages``): story and
-    off-topic scenes without fights."""
+    """Whether a signed-in reader's page may be kept (``escenas.viewer_pages``): story,
+    off-topic and diary scenes without fights. A diary's table, chart and forecast are read
+    from the database in the render (the tick's rows, the character, its stash, today's
+    weather), so the tick's writes make the kept page old like a post does; the combat panel
+    follows the clock, hence no fights."""
     fights = access.version is None or access.version.fights
-    return not fights and access.scene.kind in (Scene.Kind.STORY, Scene.Kind.OFFTOPIC)
+    return not fights and access.scene.kind in KEPT_KINDS
+
+
+KEPT_KINDS = (Scene.Kind.STORY, Scene.Kind.OFFTOPIC, Scene.Kind.DIARY)
 
 
 @require_GET

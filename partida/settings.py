@@ -159,9 +159,9 @@ else:
 # Sessions read from the cache, written through to the database (a cache miss or a restart
 # loses no session): the session lookup of every signed-in request skips the database.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
-# A signed-in reader's scene page is kept whole in the cache while no table it read was written
-# (escenas.viewer_pages, nucleo.table_writes). Several server processes need the shared cache
-# (REDIS_URL) for it, as for every cached piece: local memory is one process's.
+# A signed-in reader's scene page and scene list are kept whole in the cache while no table they
+# read was written (escenas.viewer_pages, nucleo.table_writes). Several server processes need
+# the shared cache (REDIS_URL) for it, as for every cached piece: local memory is one process's.
 ESCENAS_VIEWER_PAGES = env_bool("ESCENAS_VIEWER_PAGES", default=True)
 # The API's closed pages of posts (a full page with a next one) kept in the cache while no
 # post in their id range and no other table they read changed (escenas.api_pages).

@@ -124,7 +124,9 @@ def test_default_page_is_the_first_unread(story, master, player_b, char_a):
     assert html.count('class="badge new-badge"') == 1
 
 
+@override_settings(ESCENAS_VIEWER_PAGES=False)
 def test_scene_list_queries_do_not_grow_with_scenes_or_posts(campaign, master, player_a, char_a):
+    """The list's render (not kept whole: ``ESCENAS_VIEWER_PAGES`` off) with 1 scene and 11."""
     url = reverse("escenas:scene_list", args=[campaign.slug])
     client = client_for(player_a)
     scene = scenes.scene_create(
@@ -148,6 +150,7 @@ def test_scene_list_queries_do_not_grow_with_scenes_or_posts(campaign, master, p
     assert many == 10, many
 
 
+@override_settings(ESCENAS_VIEWER_PAGES=False)
 def test_scene_list_is_paginated(campaign, master, player_a, char_a):
     """A player with more scenes than a page (here: dead characters' diaries, the 500-diary
     case of the benchmark in small) gets one page; the next page holds the rest, in the same
@@ -176,6 +179,26 @@ def test_scene_list_is_paginated(campaign, master, player_a, char_a):
     assert [r.scene.title for r in rows[2:]] == sorted(r.scene.title for r in rows[2:])
     assert 'rel="next"' in first.content.decode()
     assert count_queries(client, url + "?page=2") == len(ctx.captured_queries)
+
+
+def test_a_kept_scene_list_asks_for_the_user_only(campaign, master, player_a, char_a):
+    """Kept whole (``escenas.viewer_pages``), a warm re-read of the list is the user's query,
+    with 1 scene and with 11; the render that created the off-topic scene and the diary is
+    not taken as current (the next request renders)."""
+    url = reverse("escenas:scene_list", args=[campaign.slug])
+    client = client_for(player_a)
+    scene = scenes.scene_create(
+        campaign=campaign, master=master, title="Una", participants=[char_a]
+    )
+    PostFactory(scene=scene, author=master)
+    assert client.get(url).templates  # creates the off-topic scene and the diary
+    assert client.get(url).templates  # rendered again: the first one wrote scenes
+    assert count_queries(client, url) == 1
+    for i in range(10):
+        scenes.scene_create(
+            campaign=campaign, master=master, title=f"Escena {i}", participants=[char_a]
+        )
+    assert count_queries(client, url, warm=True) == 1
 
 
 def test_poll_queries_do_not_grow_with_new_posts(story, player_a, master, char_a):

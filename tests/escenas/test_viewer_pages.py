@@ -221,6 +221,63 @@ def test_the_setting_turns_it_off(story, player_a):
         assert get(client, url)[2]
 
 
+def test_the_scene_list_is_kept_and_follows_new_posts_and_scenes(
+    campaign, story, master, player_b, char_b
+):
+    """The scene list is kept like a scene page: a warm re-read asks for the user only and is
+    the bytes of a render without any cache; a new post (its unread badge) and a new scene
+    reach the next request."""
+    from escenas import scenes
+
+    client = client_for(player_b)
+    url = reverse("escenas:scene_list", args=[campaign.slug])
+    warm(client, url)
+    html, queries, rendered = get(client, url)
+    assert not rendered
+    assert len(queries) == 1 and queries[0].startswith('SELECT "auth_user"'), queries
+    with override_settings(CACHES=DUMMY):
+        reference = client.get(url).content.decode()
+    assert normal(html) == normal(reference)
+    assert "new-badge" not in html
+    write(story, master, "Llega un coche.")
+    html, _q, rendered = get(client, url)
+    assert rendered and "1 nuevo" in html
+    warm(client, url)
+    client.get(story.get_absolute_url() + "?page=last")  # reads it: the marker moves
+    html, _q, rendered = get(client, url)
+    assert rendered and "new-badge" not in html
+    scenes.scene_create(campaign=campaign, master=master, title="El puente", participants=[char_b])
+    html, _q, rendered = get(client, url)
+    assert rendered and "El puente" in html
+
+
+def test_a_diary_page_is_kept_and_follows_the_ticks_rows(char_a, player_a):
+    """A diary page is kept too: the table, chart and forecast are read in the render, so a
+    new day's row and post (as the tick writes them) and a change to the character reach the
+    next request."""
+    from escenas import diary, scenes
+    from tests.escenas.test_diary import saved_entries
+
+    diary.diary_posts_create(entries=saved_entries([char_a], 5))
+    scene = scenes.diary_scene_for(char_a)
+    client = client_for(player_a)
+    url = scene.get_absolute_url() + "?page=last"
+    warm(client, url)
+    html, queries, rendered = get(client, url)
+    assert not rendered and len(queries) == 1, queries
+    with override_settings(CACHES=DUMMY):
+        reference = client.get(url).content.decode()
+    assert normal(html) == normal(reference)
+    assert "Día 6" not in html
+    diary.diary_posts_create(entries=saved_entries([char_a], 6))
+    html, _q, rendered = get(client, url)
+    assert rendered and "Día 6" in html
+    warm(client, url)
+    Character.objects.filter(pk=char_a.pk).update(name="Anabel Forastera")
+    html, _q, rendered = get(client, url)
+    assert rendered and "Anabel Forastera" in html
+
+
 # --- nucleo.table_writes ---------------------------------------------------------------------
 
 

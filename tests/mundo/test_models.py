@@ -31,6 +31,25 @@ def test_rules_default_to_rules_md_and_take_overrides():
 
 
 @pytest.mark.django_db
+def test_rules_are_made_once_per_overrides_and_follow_every_change(monkeypatch):
+    """A page asks for the rules once per settlement: they are made once for the same
+    overrides, and again when the overrides change, by a new dict or a key set inside it."""
+    from reglas.settings import RuleSettings
+
+    campaign = CampaignFactory(rule_overrides={"trait_cap": 5})
+    made = []
+    real = RuleSettings.from_dict
+    monkeypatch.setattr(RuleSettings, "from_dict", lambda d: made.append(d) or real(d))
+    assert [campaign.rules.trait_cap for _ in range(20)] == [5] * 20
+    assert len(made) == 1
+    campaign.rule_overrides["trait_cap"] = 4  # changed inside the same dict
+    assert campaign.rules.trait_cap == 4
+    campaign.rule_overrides = {}
+    assert campaign.rules.trait_cap == RuleSettings().trait_cap
+    assert len(made) == 3
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     "overrides", [{"no_such_rule": 1}, {"creation_points": "diez"}, ["not", "a", "dict"]]
 )
