@@ -295,6 +295,7 @@ def access_scene(
     viewer: CharacterViewer | None = None,
     master: bool = False,
     with_version: bool = False,
+    one_query: bool = False,
 ) -> SceneAccess:
     """The scene ``pk`` of a campaign with what ``user`` may do there.
 
@@ -310,9 +311,12 @@ def access_scene(
     ``with_version`` (no ``campaign``; ``slug`` or, in the API, the scene's own): the scene
     page's one query instead, the scene with its campaign, the viewer's role and characters, the
     posts' ``SceneVersion`` and the read marker (``access.version``), then the participants (1).
+    ``one_query`` (no ``campaign``): the same two queries without the version (its post counts
+    are subqueries over the scene's posts), ``access.version`` None: the API, which keeps its
+    pages by its own check (``escenas.api_pages``), and writes.
     """
-    if with_version and campaign is None:
-        return _access_scene_versioned(user, pk, slug=slug, master=master)
+    if (with_version or one_query) and campaign is None:
+        return _access_scene_one_query(user, pk, slug=slug, master=master, version=with_version)
     if campaign is None:
         if slug is None:
             slug = _scene_campaign_slug(pk)
@@ -331,23 +335,20 @@ def access_scene(
     return access
 
 
-def _access_scene_versioned(
-    user: AnyUser | None, pk: int | str, *, slug: str | None, master: bool
+def _access_scene_one_query(
+    user: AnyUser | None, pk: int | str, *, slug: str | None, master: bool, version: bool
 ) -> SceneAccess:
-    """``access_scene(..., with_version=True)``: see there."""
+    """``access_scene(..., with_version=True)`` or ``one_query=True``: see there."""
     scenes = _scene_queryset() if slug is None else _scene_queryset().filter(campaign__slug=slug)
-    scene = (
-        scenes.filter(pk=int(pk) if str(pk).isdigit() else 0)
-        .annotate(**_viewer_annotations(user), **_version_annotations(user))
-        .first()
-    )
+    annotations = _viewer_annotations(user) | (_version_annotations(user) if version else {})
+    scene = scenes.filter(pk=int(pk) if str(pk).isdigit() else 0).annotate(**annotations).first()
     if scene is None:
         raise NotFound("No such scene")
     viewer = _scene_viewer(scene, user)
     access = scene_access(scene, viewer)
     if not access.can_read or (master and not access.is_master):
         raise NotFound("No such scene")
-    return replace(access, version=_scene_version(scene, user))
+    return replace(access, version=_scene_version(scene, user)) if version else access
 
 
 def _scene_queryset() -> QuerySet[Scene]:
@@ -520,6 +521,49 @@ def campaign_posts(campaign: Campaign) -> QuerySet[Post]:
         .prefetch_related(*post_prefetches())
         .annotate(revision_count=revision_count(), **reply_annotations())
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyTarget:
+    """What a post's reply line reads of the post it answers (``reply_annotations``)."""
+
+    pk: int
+    speaker_name: str
+    is_whisper: bool
+    deleted_at: Any
+
+
+def as_campaign_post(
+    post: Post,
+    *,
+    post_rolls: Sequence[PostRoll],
+    whisper_to: Iterable[Any],
+    reply: ReplyTarget | None,
+) -> Post:
+    """Give ``post``, written just now with its ``character``, ``author``, ``scene``,
+    ``campaign`` and ``npc`` objects, the shape ``campaign_posts`` reads back: its roll links
+    (each with its roll, the roll's character and trait, and its request) and whisper
+    recipients as prefetched, in the prefetches' order, no revisions, the reply's annotations.
+    ``escenas.selectors.post_view`` then shows it as it shows the stored row, with no query
+    (the API's answer to a post: 4 queries fewer, issue 13). Returns ``post``."""
+    cache = post.__dict__.setdefault("_prefetched_objects_cache", {})
+    ordered = {
+        "post_rolls": sorted(post_rolls, key=lambda link: (link.position, link.pk)),
+        "whisper_to": sorted(whisper_to, key=lambda user: user.get_username()),
+    }
+    for name, objects in ordered.items():
+        cache.pop(name, None)
+        # As Django's own prefetch stores a result (``prefetch_related_objects``): a queryset
+        # of the related manager with its rows already fetched.
+        fetched = getattr(post, name).all()
+        fetched._result_cache = objects
+        fetched._prefetch_done = True
+        cache[name] = fetched
+    post.revision_count = 0  # type: ignore[attr-defined]
+    post.reply_speaker = reply.speaker_name if reply else None  # type: ignore[attr-defined]
+    post.reply_whisper = reply.is_whisper if reply else None  # type: ignore[attr-defined]
+    post.reply_deleted_at = reply.deleted_at if reply else None  # type: ignore[attr-defined]
+    return post
 
 
 def access_post(

@@ -41,6 +41,7 @@ from escenas.access import (
     campaign_posts,
     post_visible_to,
     scene_access,
+    scene_characters,
 )
 from escenas.api_roll_spec import PostCreateSerializer
 from escenas.models import NonPlayerCharacter, Post, Scene
@@ -55,8 +56,10 @@ from personajes.models import Character
 def scene_access_for_api(pk: int | str, user: Any) -> SceneAccess:
     """The scene ``pk`` with what ``user`` may do there (``escenas.access.access_scene``, its
     campaign through ``access_campaign``); ``NotFound`` (the API's 404) when either is not
-    readable: a hidden scene's existence is not revealed."""
-    return access_scene(user, pk, with_version=True)
+    readable: a hidden scene's existence is not revealed. One query and the participants'
+    (``one_query``): no ``SceneVersion``, which no API view reads (its pages are kept by
+    ``escenas.api_pages``'s own range check), so no count over the scene's posts."""
+    return access_scene(user, pk, one_query=True)
 
 
 def as_drf(exc: DjangoValidationError, fields: dict[str, str]) -> DrfValidationError:
@@ -409,9 +412,10 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
             )
         except DjangoValidationError as exc:
             raise as_drf(exc, {"voice": "as"} if "as" in request.data else {}) from None
-        # Read back in the list's shape under the access checked above (issue 13: no second
-        # access check); a retry of a post deleted since is not shown, as before.
-        post = campaign_posts(access.scene.campaign).get(pk=made.pk)
+        # A new post comes back in the list's shape (``services.post_create``: no query); a
+        # retry is read back under the access checked above (issue 13: no second access check),
+        # and one of a post deleted since is not shown, as before.
+        post = made if created else campaign_posts(access.scene.campaign).get(pk=made.pk)
         if not post_visible_to(post, access.viewer, access):
             raise NotFound()
         with_rolls([post], access)
@@ -422,6 +426,8 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
     def _users(usernames: list[str]) -> list[int]:
         """User ids for usernames; an unknown name becomes 0, which the service refuses under
         ``whisper_to`` like any user who may not read the whisper."""
+        if not usernames:
+            return []
         ids = dict(
             get_user_model().objects.filter(username__in=usernames).values_list("username", "pk")
         )
@@ -433,7 +439,20 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
         or roll here); 400 under ``path`` when there is none (an int is a list's index)."""
         if pk is None:
             return None
-        found = Character.objects.filter(pk=pk, campaign_id=access.scene.campaign_id).first()
+        campaign_id = access.scene.campaign_id
+        # The scene's own characters are fetched with its access already (no query); any
+        # other character of the campaign is looked up (the service then refuses it).
+        found = (
+            next(
+                (
+                    c
+                    for c in scene_characters(access.scene)
+                    if c.pk == pk and c.campaign_id == campaign_id
+                ),
+                None,
+            )
+            or Character.objects.filter(pk=pk, campaign_id=campaign_id).first()
+        )
         if found is None:
             message: Any = [_("That character is not in this scene.")]
             for part in reversed(path):

@@ -30,7 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from escenas import notifications, selectors
-from escenas.access import posts_visible_q
+from escenas.access import ReplyTarget, as_campaign_post, posts_visible_q
 from escenas.mentions import render_with_mentions
 from escenas.models import (
     BODY_MAX_CHARS,
@@ -162,12 +162,14 @@ def post_create(
     ``rolls.<i>.<name>``), or ``roll`` for one (the same as ``rolls=[roll]`` with its errors
     keyed ``roll.<name>``; not both); ``fulfil`` ids of pending roll requests of the author's
     characters in this scene, each made now with the request's trait, threshold and reason. A
-    post needs text or a roll. Returns ``(post, created)``: a retried submit with the same key
-    returns the stored post and False (none of its rolls made again), decided under the campaign
-    lock. Raises ServiceError (nothing saved) for any refusal, the characters service's included
-    (dead character, unknown trait). ``reply_to``: the post it answers (of this scene, seen by
-    the author). Members named with ``@`` are linked, stored and told if they may see the post
-    (``escenas.mentions``). Source: RULES.md R2–R4, R9, DESIGN.md (idempotency, rolls).
+    post needs text or a roll. Returns ``(post, created)``: the new post, in
+    ``escenas.access.campaign_posts``'s shape (``as_campaign_post``: ``post_view`` shows it with
+    no query), and True; for a retried submit with the same key the stored post and False (none
+    of its rolls made again), decided under the campaign lock. Raises ServiceError (nothing
+    saved) for any refusal, the characters service's included (dead character, unknown trait).
+    ``reply_to``: the post it answers (of this scene, seen by the author). Members named with
+    ``@`` are linked, stored and told if they may see the post (``escenas.mentions``).
+    Source: RULES.md R2–R4, R9, DESIGN.md (idempotency, rolls).
     """
     if not access.can_post or author is None or not author.is_authenticated:
         raise ServiceError(_("You cannot write in this scene."))
@@ -203,16 +205,18 @@ def post_create(
             note_to_master=note,
             note_html=render_markdown(note),
             is_whisper=whisper or bool(recipients),
-            reply_to_id=answered,
+            reply_to_id=answered.pk if answered else None,
             day=campaign.current_day,
             idempotency_key=key,
             created_at=(now := timezone.now()),
             updated_at=now,
             fan_out_pending=True,  # its e-mails are queued after the commit
         )
-        post_rolls_create(access, post, asked=asked, requests=requests, character=post_character)
+        links = post_rolls_create(
+            access, post, asked=asked, requests=requests, character=post_character
+        )
         _post_written(post, author=author, whisper_to=recipients, mentioned=mentioned)
-    return post, True
+    return as_campaign_post(post, post_rolls=links, whisper_to=recipients, reply=answered), True
 
 
 def _retried(scene: Scene, *, key: str, author: Any) -> Post | None:
@@ -251,21 +255,22 @@ def _post_written(
     )
 
 
-def _check_reply(access: selectors.SceneAccess, reply_to: int | None) -> int | None:
-    """The id of the post being answered, if it is one of the scene that the author sees."""
+def _check_reply(access: selectors.SceneAccess, reply_to: int | None) -> ReplyTarget | None:
+    """The post being answered (what the new post's reply line shows of it), if it is one of
+    the scene that the author sees."""
     if not reply_to:
         return None
     found = (
         Post.objects.filter(pk=reply_to, scene=access.scene)
         .filter(posts_visible_q(access.viewer))
-        .values_list("pk", flat=True)
+        .values_list("pk", "speaker_name", "is_whisper", "deleted_at")
         .first()
     )
     if found is None:
         raise ServiceError(
             {"reply_to": _("You can only reply to a post of this scene you can see.")}
         )
-    return found
+    return ReplyTarget(*found)
 
 
 def _check_whisper(

@@ -150,7 +150,7 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "nucleo.cache.RedisCache",  # one Redis client per pool (nucleo.cache)
             "LOCATION": REDIS_URL,
         }
     }

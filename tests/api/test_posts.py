@@ -373,3 +373,60 @@ def test_voice_is_the_posts_own_name_and_as_still_works(world, clients):
         posts_url(world["story"]), narrator, format="json", HTTP_IDEMPOTENCY_KEY="voice-narr-01"
     )
     assert refused.status_code == 400 and "voice" in refused.json(), refused.content
+
+
+def test_a_new_posts_answer_is_what_reading_it_back_shows(world, clients):
+    """The 201 is built from the rows just written (``escenas.access.as_campaign_post``, no
+    query to read them back): it must be what a retry (the stored post read back) and the
+    scene's list show, field for field, for a post with everything — a request answered, an
+    action, an expression and an event roll, a note, a reply, Markdown — and for whispers."""
+    client = clients["token_a"]
+    request = world["request"]
+    rich = {
+        "body": "**¡Ya!** Fuerzo la persiana.",
+        "as": "character",
+        "character": world["char_a"].pk,
+        "note_to_master": "Si falla, _gritamos_.",
+        "reply_to": world["post_a"].pk,
+        "fulfil": [request.pk],
+        "rolls": [
+            {"kind": "action", "trait": "fuerza", "threshold": 30, "reason": "La persiana"},
+            {"kind": "expression", "expression": "2d6+1"},
+            {"kind": "event", "probability": 26},
+        ],
+    }
+    whisper = {"body": "Bruno, ¿me oyes?", "whisper_to": ["bruno"]}
+    answers = []
+    for scene, body, key in (
+        (world["story"], rich, "same-0001-abcd"),
+        (world["watch"], whisper, "same-0002-abcd"),
+    ):
+        made = client.post(posts_url(scene), body, format="json", HTTP_IDEMPOTENCY_KEY=key)
+        assert made.status_code == 201, made.content
+        again = client.post(posts_url(scene), body, format="json", HTTP_IDEMPOTENCY_KEY=key)
+        assert again.status_code == 200
+        assert made.json() == again.json()
+        listed = client.get(posts_url(scene) + "?page_size=100").json()["results"]
+        assert [p for p in listed if p["id"] == made.json()["id"]] == [made.json()]
+        answers.append(made.json())
+    first, answer = answers
+    assert [r["roll"]["kind"] for r in first["rolls"]] == [
+        "action",
+        "action",
+        "expression",
+        "event",
+    ]
+    assert first["rolls"][0]["request"] == request.pk
+    assert first["reply_to"] == world["post_a"].pk and first["note_html"]
+    assert answer["whisper_to"] == ["bruno"] and answer["is_whisper"] is True
+    reply = {"body": "Sí.", "whisper_to": ["bruno"], "reply_to": answer["id"]}
+    made = client.post(
+        posts_url(world["watch"]), reply, format="json", HTTP_IDEMPOTENCY_KEY="same-0003-abcd"
+    )
+    again = client.post(
+        posts_url(world["watch"]), reply, format="json", HTTP_IDEMPOTENCY_KEY="same-0003-abcd"
+    )
+    assert made.status_code == 201 and again.status_code == 200
+    assert made.json() == again.json()
+    assert made.json()["reply_to"] == answer["id"]
+    assert made.json()["reply_to_speaker"] == answer["speaker_name"]
