@@ -452,7 +452,8 @@ def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
     ``CHARACTER_LIST_SIZE`` at a time (``?page=<n>``). The pending sheets sort first, so the
     first page holds them (the first ``CHARACTER_LIST_SIZE`` of them)."""
     campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
-    paginator = Paginator(selectors.characters_for_master(campaign=campaign), CHARACTER_LIST_SIZE)
+    shown = selectors.characters_for_master(campaign=campaign).only(*MASTER_LIST_FIELDS)
+    paginator = Paginator(shown, CHARACTER_LIST_SIZE)
     page = paginator.get_page(request.GET.get("page"))
     characters = list(page.object_list)
     rows = master_rows(characters)
@@ -469,6 +470,26 @@ def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
             "page": page,
         },
     )
+
+
+MASTER_LIST_FIELDS = (
+    "id",
+    "campaign_id",
+    "player_id",
+    "player__username",
+    "name",
+    "status",
+    "hunger_days",
+    "thirst_days",
+    "fatigue_days",
+    "unhygienic_days",
+    "disease_day",
+    "disease_duration",
+    "infection_day",
+    "infection_duration",
+)
+"""What the master's list shows of a character and its player (``only``: the sheet's long
+texts and the rest of the user are not read)."""
 
 
 @dataclass(frozen=True, slots=True)
