@@ -33,7 +33,7 @@ from rest_framework.exceptions import ValidationError as DrfValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from escenas import api_pages, selectors, services
+from escenas import api_answers, api_pages, selectors, services
 from escenas.access import (
     SceneAccess,
     access_campaign_viewer,
@@ -167,13 +167,20 @@ class SceneListView(generics.ListAPIView):
         )
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        # The database limits the scenes to one page; only that page becomes rows, as plain
-        # dicts (``scene_data``: the serializer's answer without DRF's per-field calls).
-        page = self.paginate_queryset(self.get_queryset())
-        assert page is not None  # pagination_class is set
-        for scene in page:
-            scene.campaign = self.campaign
-        return self.get_paginated_response([scene_data(s, self.viewer) for s in page])
+        # Kept while nothing it read changed (``escenas.api_answers``). The database limits
+        # the scenes to one page; only that page becomes rows, as plain dicts (``scene_data``:
+        # the serializer's answer without DRF's per-field calls).
+        key = api_answers.answer_key(request, "scenes")
+        if (kept := api_answers.stored_answer(key)) is not None:
+            return Response(kept)
+        with api_answers.recording(request, key) as rec:
+            page = self.paginate_queryset(self.get_queryset())
+            assert page is not None  # pagination_class is set
+            for scene in page:
+                scene.campaign = self.campaign
+            response = self.get_paginated_response([scene_data(s, self.viewer) for s in page])
+            api_answers.keep(rec, response.data)
+        return response
 
 
 _DATETIME = serializers.DateTimeField()
