@@ -11,6 +11,7 @@ modifier), R25 (diary).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -329,6 +330,64 @@ class CharacterPrivateSerializer(CharacterPublicSerializer):
         )
 
 
+SUMMARY_COLUMNS = (
+    "id",
+    "campaign__slug",
+    "name",
+    "player__username",
+    "status",
+    "death_cause",
+    "death_day",
+    "portrait",
+)
+"""The ``values()`` columns ``summary_rows`` reads."""
+
+
+def summary_rows(rows: Iterable[Mapping[str, Any]], request: Any) -> list[dict[str, Any]]:
+    """``CharacterSummarySerializer``'s answer (with ``request`` in its context) for characters
+    read as ``values(*SUMMARY_COLUMNS)`` rows: the same keys, order and values, without DRF's
+    per-field calls and a model per row (``tests/api/test_api_lists.py`` holds the two
+    equal)."""
+    portrait = None  # the portrait URL with a placeholder id, reversed once
+    out = []
+    for row in rows:
+        url = None
+        if row["portrait"]:
+            if portrait is None:
+                sample = 987654321987654321  # 18 digits, the converter's most
+                head, _found, tail = reverse(
+                    "personajes:portrait", kwargs={"pk": sample}
+                ).partition(str(sample))
+                portrait = (head, tail)
+            url = f"{portrait[0]}{row['id']}{portrait[1]}"
+            url = request.build_absolute_uri(url) if request is not None else url
+        out.append(
+            {
+                "id": row["id"],
+                "campaign": row["campaign__slug"],
+                "name": row["name"],
+                "player": row["player__username"],
+                "status": row["status"],
+                "death_cause": row["death_cause"],
+                "death_day": row["death_day"],
+                "portrait": url,
+            }
+        )
+    return out
+
+
+class _SummaryListMixin(generics.ListAPIView):
+    """A list of ``CharacterSummarySerializer`` rows, built as plain dicts (``summary_rows``)."""
+
+    serializer_class = CharacterSummarySerializer
+    pagination_class = PageNumberPagination
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset().values(*SUMMARY_COLUMNS))
+        assert page is not None  # pagination_class is set
+        return self.get_paginated_response(summary_rows(page, request))
+
+
 CHARACTER_RESPONSE = PolymorphicProxySerializer(
     component_name="Character",
     serializers=[CharacterPublicSerializer, CharacterPrivateSerializer],
@@ -361,11 +420,8 @@ def private_character_for_api(pk: int | str, user: Any) -> Character:
     "player and the master). The public head of each; the sheet is at /characters/{id}/.",
     responses={200: CharacterSummarySerializer(many=True), **errors(404)},
 )
-class CampaignCharacterListView(generics.ListAPIView):
+class CampaignCharacterListView(_SummaryListMixin):
     """GET /api/v1/campaigns/{slug}/characters/."""
-
-    serializer_class = CharacterSummarySerializer
-    pagination_class = PageNumberPagination
 
     def get_queryset(self) -> QuerySet[Character]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
@@ -380,14 +436,11 @@ class CampaignCharacterListView(generics.ListAPIView):
     description="My characters in every campaign, by campaign then name.",
     responses={200: CharacterSummarySerializer(many=True), **errors(404)},
 )
-class MyCharacterListView(generics.ListAPIView):
+class MyCharacterListView(_SummaryListMixin):
     """GET /api/v1/characters/ — mine (empty for anonymous clients)."""
 
-    serializer_class = CharacterSummarySerializer
-    pagination_class = PageNumberPagination
-
     def get_queryset(self) -> QuerySet[Character]:
-        return selectors.characters_of_player(user=self.request.user).select_related("player")
+        return selectors.characters_of_player(user=self.request.user)
 
 
 @extend_schema(
@@ -525,6 +578,72 @@ class RollSerializer(serializers.ModelSerializer):
         return roll.trait.slug if roll.trait else None
 
 
+# The list's rows without the serializer: ``RollSerializer`` stays the schema and the detail
+# views' answer; a page of 50 built through it spent most of its time in DRF's per-field calls
+# and in model construction (issue 14). ``tests/api/test_api_lists.py`` holds the two equal.
+ROLL_COLUMNS = (
+    *(name for name in RollSerializer.Meta.fields if name not in {"campaign", "made_by", "trait"}),
+    "campaign__slug",
+    "made_by__username",
+    "trait__slug",
+)
+"""The ``values()`` columns ``roll_rows`` reads (the serializer's fields; slugs and the
+username through their joins)."""
+
+_DATETIME = serializers.DateTimeField()
+
+
+def roll_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``RollSerializer``'s answer for rolls read as ``values(*ROLL_COLUMNS)`` rows: the same
+    keys in the same order and the same values (ISO 8601 in the current time zone, modifiers
+    as ``ModifierSerializer`` shows them, ints in ``generator_key``)."""
+    as_iso = _DATETIME.to_representation
+    return [
+        {
+            "id": row["id"],
+            "campaign": row["campaign__slug"],
+            "character": row["character"],
+            "made_by": row["made_by__username"],
+            "created_at": as_iso(row["created_at"]),
+            "day": row["day"],
+            "kind": row["kind"],
+            "reason": row["reason"],
+            "expression": row["expression"],
+            "trait": row["trait__slug"],
+            "trait_name": row["trait_name"],
+            "trait_value": row["trait_value"],
+            "dirt_sensitive": row["dirt_sensitive"],
+            "base_threshold": row["base_threshold"],
+            "modifiers": [_modifier(m) for m in row["modifiers"]],
+            "effective_threshold": row["effective_threshold"],
+            "dice": row["dice"],
+            "total": row["total"],
+            "successes": row["successes"],
+            "success": row["success"],
+            "generator_key": [int(k) for k in row["generator_key"]],
+            "engine_version": row["engine_version"],
+            "period": row["period"],
+            "commitment": row["commitment"],
+            "post_sha256": row["post_sha256"],
+            "seed_sha256": row["seed_sha256"],
+        }
+        for row in rows
+    ]
+
+
+def _modifier(line: Mapping[str, Any]) -> dict[str, Any]:
+    """One stored modifier line as ``ModifierSerializer`` shows it (a missing key is left
+    out, as DRF leaves out a read-only field it cannot read)."""
+    shown: dict[str, Any] = {}
+    if "source" in line:
+        shown["source"] = str(line["source"])
+    if "label" in line:
+        shown["label"] = str(line["label"])
+    if "points" in line:
+        shown["points"] = int(line["points"])
+    return shown
+
+
 class ThresholdSerializer(StrictSerializer):
     """The base threshold the master gives an action roll made without one."""
 
@@ -536,6 +655,7 @@ class ThresholdSerializer(StrictSerializer):
 
 
 __all__ = [
+    "ROLL_COLUMNS",
     "CampaignCharacterListView",
     "CharacterDetailView",
     "MyCharacterListView",
@@ -543,4 +663,5 @@ __all__ = [
     "ThresholdSerializer",
     "character_for_api",
     "private_character_for_api",
+    "roll_rows",
 ]

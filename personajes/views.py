@@ -20,6 +20,8 @@ and put a ``ServiceError``'s messages back on the form next to the field they ar
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -450,12 +452,89 @@ def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
     ``CHARACTER_LIST_SIZE`` at a time (``?page=<n>``). The pending sheets sort first, so the
     first page holds them (the first ``CHARACTER_LIST_SIZE`` of them)."""
     campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
-    paginator = Paginator(selectors.characters_for_master(campaign=campaign), CHARACTER_LIST_SIZE)
+    shown = selectors.characters_for_master(campaign=campaign).only(*MASTER_LIST_FIELDS)
+    paginator = Paginator(shown, CHARACTER_LIST_SIZE)
     page = paginator.get_page(request.GET.get("page"))
     characters = list(page.object_list)
-    pending = [c for c in characters if c.status == Character.Status.SUBMITTED]
+    rows = master_rows(characters)
+    pending = [row for row in rows if row.character.status == Character.Status.SUBMITTED]
     return render(
         request,
         "personajes/campaign_characters.html",
-        {"campaign": campaign, "characters": characters, "pending": pending, "page": page},
+        {
+            "campaign": campaign,
+            "characters": characters,
+            "rows": rows,
+            "pending": [row.character for row in pending],
+            "pending_rows": pending,
+            "page": page,
+        },
     )
+
+
+MASTER_LIST_FIELDS = (
+    "id",
+    "campaign_id",
+    "player_id",
+    "player__username",
+    "name",
+    "status",
+    "hunger_days",
+    "thirst_days",
+    "fatigue_days",
+    "unhygienic_days",
+    "disease_day",
+    "disease_duration",
+    "infection_day",
+    "infection_duration",
+)
+"""What the master's list shows of a character and its player (``only``: the sheet's long
+texts and the rest of the user are not read)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MasterRow:
+    """A row of the master's character list, its text made in one pass (``master_rows``):
+    ``url`` the sheet, ``edit_url`` the master's edit page, ``player`` the player's username,
+    ``status`` the status in words, ``disease``/``infection`` "day x of y" or "—"."""
+
+    character: Character
+    url: str
+    edit_url: str
+    player: str
+    status: str
+    disease: str
+    infection: str
+
+
+def _url_maker(name: str) -> Callable[[int], str]:
+    """``pk → reverse(name, kwargs={"pk": pk})`` with one ``reverse`` for every pk: the URL is
+    reversed once for a sample id and the id is put in its place (``<id:pk>`` is the only
+    argument of these URLs; ``tests/personajes/test_pages.py`` checks the rows' URLs against
+    ``reverse``)."""
+    sample = 987654321987654321  # 18 digits, the converter's most: never inside a prefix
+    head, found, tail = reverse(name, kwargs={"pk": sample}).partition(str(sample))
+    assert found, name
+    return lambda pk: f"{head}{pk}{tail}"
+
+
+def master_rows(characters: list[Character]) -> list[MasterRow]:
+    """The rows of the master's list for a page of ``characters_for_master`` (no query)."""
+    sheet, edit = _url_maker("personajes:character"), _url_maker("personajes:master_edit")
+    labels = {value: str(label) for value, label in Character.Status.choices}
+
+    def days(x: int, y: int) -> str:
+        return _("day %(x)s of %(y)s") % {"x": x, "y": y} if x else "—"
+
+    return [
+        MasterRow(
+            character=c,
+            url=sheet(c.pk),
+            edit_url=edit(c.pk),
+            player=c.player.get_username(),
+            status=labels.get(c.status, c.status),
+            disease=days(c.disease_day, c.disease_duration),
+            infection=days(c.infection_day, c.infection_duration),
+        )
+        for c in characters
+    ]

@@ -216,7 +216,8 @@ CASES = {
         _scenes,
         7,
         "user (session cached), campaign with my role beside it, my characters, count, the page of "
-        "scenes with unread counts, the page's diary characters, participants, last posts",
+        "scenes with unread counts, the page's diary characters, participants (no last posts: "
+        "the API shows no preview)",
     ),
     "posts": ListCase(
         "/api/v1/scenes/{story}/posts/",

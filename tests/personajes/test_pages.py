@@ -592,6 +592,19 @@ def test_master_list_is_paginated(campaign, master, django_assert_num_queries):
         second = client.get(url + "?page=2")
     assert len(first.context["characters"]) == CHARACTER_LIST_SIZE
     assert len(second.context["characters"]) == 3
+    # The rows' text is made in the view (one reverse per URL name for the page).
+    for row in first.context["rows"]:
+        c = row.character
+        assert row.url == c.get_absolute_url()
+        assert row.edit_url == reverse("personajes:master_edit", kwargs={"pk": c.pk})
+        assert row.player == c.player.get_username()
+        assert row.status == c.get_status_display()
+        assert (row.disease, row.infection) == ("día 1 de 3", "—")
+    html = first.content.decode()
+    row = first.context["rows"][0]
+    assert f'<a href="{row.edit_url}">Editar</a>' in html
+    assert f'<td><span class="badge status-{row.character.status}">{row.status}</span></td>' in html
+    assert "<td>día 1 de 3</td>" in html
     assert len(first.context["pending"]) == (CHARACTER_LIST_SIZE + 3) // 2  # every odd one
     assert 'rel="next"' in first.content.decode()
     ids = [c.pk for c in first.context["characters"] + second.context["characters"]]
