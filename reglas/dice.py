@@ -528,10 +528,14 @@ def roll_actions_each(
     d100 from ``rngs[i]`` (its own ledger key), so each roll's faces are reproducible from its
     key alone, whoever else rolled that day. Same shapes, padding and errors as
     ``roll_actions``; ``len(rngs)`` must be the number of rolls (RulesError otherwise).
+
+    Each generator draws what ``roll_actions`` of its roll alone draws (one ``(1, count)``
+    block, ``rng.integers(1, 101, …)`` in ``DIE_DTYPE``); the checks, the comparison with the
+    thresholds and the counts run once over every roll (a full ``roll_actions`` per roll cost
+    ~100 µs, 20 ms for the tick's 200 resistance rolls). Errors are raised before any draw.
     Source: RULES.md R3; DESIGN.md "Randomness and the roll ledger".
     """
     x = np.asarray(trait_values).reshape(-1)
-    t = np.broadcast_to(np.asarray(thresholds), x.shape)
     if len(rngs) != x.size:
         raise RulesError(
             "roll_generators_mismatch",
@@ -539,8 +543,7 @@ def roll_actions_each(
             rolls=int(x.size),
             generators=len(rngs),
         )
-    rows = [roll_actions(x[i : i + 1], t[i : i + 1], g) for i, g in enumerate(rngs)]
-    if not rows:
+    if x.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return ActionArrays(
             np.zeros((0, 0), DIE_DTYPE),
@@ -549,16 +552,27 @@ def roll_actions_each(
             np.zeros(0, COUNT_DTYPE),
             np.zeros(0, dtype=np.bool_),
         )
-    k = max(r.dice.shape[1] for r in rows)
-    dice = np.zeros((x.size, k), dtype=DIE_DTYPE)
-    for i, r in enumerate(rows):
-        dice[i, : r.dice.shape[1]] = r.dice[0]
+    traits = _pool_traits(x)
+    t = np.broadcast_to(clamp_thresholds(thresholds), x.shape).reshape(-1)
+    if int(traits.min()) < 0 or int(traits.max()) + 1 > MAX_ACTION_DICE:
+        raise RulesError(
+            "trait_values_range",
+            f"Los valores de rasgo deben estar entre 0 y {MAX_ACTION_DICE - 1}.",
+            maximum=MAX_ACTION_DICE - 1,
+        )
+    count = traits + 1
+    dice = np.zeros((x.size, int(count.max())), dtype=DIE_DTYPE)
+    for i, (g, c) in enumerate(zip(rngs, count.tolist(), strict=True)):
+        dice[i, :c] = g.integers(1, D100 + 1, size=(1, c), dtype=DIE_DTYPE)[0]
+    # The padding (0) never hits: every threshold is ≥ 0, but a 0 die is no die.
+    hits = np.less_equal(dice, t.astype(DIE_DTYPE)[:, None]) & (dice > 0)
+    counted = _count_rows(hits)
     return ActionArrays(
         dice=dice,
-        dice_count=np.concatenate([r.dice_count for r in rows]),
-        thresholds=np.concatenate([r.thresholds for r in rows]),
-        successes=np.concatenate([r.successes for r in rows]),
-        success=np.concatenate([r.success for r in rows]),
+        dice_count=count,
+        thresholds=t.copy(),
+        successes=counted.astype(COUNT_DTYPE, copy=False),
+        success=counted != 0,
     )
 
 

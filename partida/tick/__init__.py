@@ -31,7 +31,9 @@ Queries: a fixed number per tick, whatever the number of characters (25 in
 tests/partida/test_tick.py for 10 and for 200): reads straight into numpy arrays
 (``nucleo.bulk.read_columns``; on PostgreSQL one binary array per column, ``array_send``),
 writes with one statement per table (``nucleo.bulk``: UPDATE from arrays unnested in step,
-COPY of the diary and roll rows on PostgreSQL; numbers formatted once per distinct value).
+COPY of the roll rows on PostgreSQL, the diary rows by one INSERT … SELECT of arrays with its
+breakdowns and weather sent once per distinct value, ``bulk.Coded``; numbers formatted once
+per distinct value).
 
 Storage (personajes migrations 0009 and 0012, mundo 0010): the characters', carried items' and
 stashes' tables have fill factor 50, so the tick's daily UPDATE of nearly every row stays on its

@@ -35,10 +35,10 @@ def _breakdown_json(lines: Breakdown) -> str:
     return json.dumps([m.as_dict() for m in lines], ensure_ascii=False)
 
 
-def _table_json(table: BreakdownTable) -> list[str]:
-    """JSON text per character, each distinct breakdown formatted once."""
-    texts = [_breakdown_json(row) for row in table.rows]
-    return [texts[j] for j in table.index.tolist()]
+def _table_json(table: BreakdownTable) -> bulk.Coded:
+    """JSON text per character: each distinct breakdown formatted once, and sent once
+    (``nucleo.bulk.Coded``: the rows name which)."""
+    return bulk.Coded([_breakdown_json(row) for row in table.rows], table.index)
 
 
 def write_quantities(model: type, pk: I64, units: F64, taken: F64) -> None:
@@ -225,22 +225,26 @@ def write_diary(
     closed: int,
     closed_date: datetime.date,
 ) -> None:
-    """One DiaryEntry per character for the closed day, in one INSERT (COPY on PostgreSQL):
-    amounts in kcal, L and h, the counters as the day leaves them, the R9 and R10 breakdowns
-    as JSON. Columns go as numpy arrays where they are ones (turned into Python values a chunk
-    of rows at a time by ``nucleo.bulk``, so memory holds one chunk, not the whole table).
+    """One DiaryEntry per character for the closed day, in one INSERT: amounts in kcal, L and
+    h, the counters as the day leaves them, the R9 and R10 breakdowns as JSON, each distinct
+    breakdown and each climate's weather sent once (``nucleo.bulk.Coded``: on PostgreSQL the
+    server parses a dozen JSON texts, not one per character). Columns go as numpy arrays
+    where they are ones (``nucleo.bulk`` formats each distinct number once).
     Source: RULES.md R25."""
     n = loaded.ids.shape[0]
     final, survival, health = out.condition, out.survival, out.health
     rolled = health.onset_rolled.tolist()
+    climates = list(dict.fromkeys(loaded.climate))  # each climate's weather sent once
+    at = {c: j for j, c in enumerate(climates)}
+    climate = np.fromiter((at[c] for c in loaded.climate), np.int64, count=n)
     bulk.insert_columns(
         DiaryEntry,
         {
             "character": loaded.ids,
             "day": [closed] * n,
             "date": [closed_date] * n,
-            "weather_label": [world.weather[c][0] for c in loaded.climate],
-            "min_temp_c": [world.weather[c][2] for c in loaded.climate],
+            "weather_label": bulk.Coded([world.weather[c][0] for c in climates], climate),
+            "min_temp_c": bulk.Coded([world.weather[c][2] for c in climates], climate),
             "kcal_eaten": np.round(survival.consumption.kcal_eaten, 3),
             "kcal_needed": [rules.daily_kcal] * n,
             "water_l": np.round(survival.consumption.water_drunk_l, 3),

@@ -97,6 +97,53 @@ def test_an_insert_keeps_every_awkward_value_and_is_one_query(campaign):
     assert rows[0].kcal_eaten == 1999.125
 
 
+def test_coded_columns_write_the_rows_plain_columns_write(campaign):
+    # The same awkward rows twice: once as plain columns (COPY on PostgreSQL), once with the
+    # JSON, text and nullable float columns given as their distinct values and each row's
+    # position (bulk.Coded: INSERT … SELECT on PostgreSQL, each JSON text parsed once). The
+    # rows read back are equal, field by field, in order.
+    plain_pc, coded_pc = CharacterFactory(campaign=campaign), CharacterFactory(campaign=campaign)
+    labels = ["tab\there", "ñandú «frío»", "back\\slash \\N", '"quoted", {braced}']
+    breakdowns = [
+        json.dumps([{"label": 'say "hi" \\ bye\n', "points": -5}], ensure_ascii=False),
+        "[]",
+        json.dumps([{"label": "Fatiga (1 día)", "points": 10, "params": {"days": 1}}]),
+    ]
+    temps: list[float | None] = [None, -2.25, 1e-5]
+    at = np.array([2, 0, 1, 1, 2, 0], np.int64)
+    plain = _diary(
+        plain_pc.pk,
+        6,
+        weather_label=[labels[j] for j in [3, 0, 1, 2, 3, 1]],
+        min_temp_c=[temps[j] for j in at.tolist()],
+        penalty_breakdown=[breakdowns[j] for j in at.tolist()],
+        disease_breakdown=[breakdowns[j] for j in at[::-1].tolist()],
+    )
+    coded = _diary(
+        coded_pc.pk,
+        6,
+        weather_label=bulk.Coded(labels, np.array([3, 0, 1, 2, 3, 1])),
+        min_temp_c=bulk.Coded(temps, at),
+        penalty_breakdown=bulk.Coded(breakdowns, at),
+        disease_breakdown=bulk.Coded(breakdowns, at[::-1].copy()),
+    )
+    assert bulk.insert_columns(DiaryEntry, plain) == 6
+    with CaptureQueriesContext(connection) as ctx:
+        assert bulk.insert_columns(DiaryEntry, coded) == 6
+    assert len(ctx.captured_queries) == 1
+    fields = [f.name for f in DiaryEntry._meta.concrete_fields if f.name not in ("id", "character")]
+
+    def rows(pc: Character) -> list[tuple[object, ...]]:
+        return list(DiaryEntry.objects.filter(character=pc).order_by("day").values_list(*fields))
+
+    assert rows(coded_pc) == rows(plain_pc)
+    assert rows(coded_pc)[0][fields.index("weather_label")] == '"quoted", {braced}'
+    assert rows(coded_pc)[1][fields.index("min_temp_c")] is None
+    assert DiaryEntry.objects.get(character=coded_pc, day=1).penalty_breakdown == [
+        {"label": "Fatiga (1 día)", "points": 10, "params": {"days": 1}}
+    ]
+
+
 def test_an_insert_larger_than_a_chunk_writes_every_row_in_order(campaign, monkeypatch):
     monkeypatch.setattr(bulk, "_COPY_CHUNK", 3)
     pc = CharacterFactory(campaign=campaign)
