@@ -33,7 +33,6 @@ from django.db.models import (
     Count,
     Exists,
     F,
-    IntegerField,
     Max,
     OuterRef,
     Prefetch,
@@ -43,17 +42,17 @@ from django.db.models import (
     Subquery,
     Value,
 )
-from django.db.models.functions import Cast, Coalesce, Concat
+from django.db.models.functions import Cast, Concat
 
 from escenas.combat_models import Combat
 from escenas.models import (
     Post,
-    PostRevision,
     PostRoll,
     RollRequest,
     Scene,
     SceneRead,
 )
+from escenas.post_queries import campaign_posts
 from mundo.access import access_campaign, is_master_role
 from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound
@@ -68,7 +67,7 @@ from personajes.access import access_roll as character_roll
 from personajes.models import Character, Roll
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    pass
 
 
 def access_campaign_viewer(user: AnyUser | None, *, slug: str) -> tuple[Campaign, CharacterViewer]:
@@ -465,62 +464,6 @@ def post_visible_to(post: Post, viewer: CharacterViewer, access: SceneAccess | N
     if uid is None:
         return False
     return post.author_id == uid or any(u.pk == uid for u in post.whisper_to.all())
-
-
-def post_prefetches() -> tuple[Prefetch, Prefetch]:
-    """What ``post_view`` reads of each post: its rolls in order (with the roll, its character
-    and trait, and the request) and its whisper recipients by username."""
-    return (
-        Prefetch(
-            "post_rolls",
-            queryset=PostRoll.objects.select_related(
-                "roll", "roll__character", "roll__trait", "request"
-            ).order_by("position", "id"),
-        ),
-        Prefetch("whisper_to", queryset=_user_model().objects.order_by("username")),
-    )
-
-
-def reply_annotations() -> dict[str, F]:
-    """What a post's reply line reads of the post it answers (``reply_speaker``,
-    ``reply_whisper``, ``reply_deleted_at``): one LEFT JOIN in the posts' own query, none of
-    the answered post's text. ``escenas.selectors.post_view`` decides who sees the line."""
-    return {
-        "reply_speaker": F("reply_to__speaker_name"),
-        "reply_whisper": F("reply_to__is_whisper"),
-        "reply_deleted_at": F("reply_to__deleted_at"),
-    }
-
-
-def revision_count() -> Coalesce:
-    # A correlated subquery, not Count() over a join: a join would GROUP BY every column of
-    # the post (its whole text) on every page.
-    counted = (
-        PostRevision.objects.filter(post=OuterRef("pk"))
-        .order_by()
-        .values("post")
-        .annotate(n=Count("id"))
-        .values("n")[:1]
-    )
-    return Coalesce(Subquery(counted), 0, output_field=IntegerField())
-
-
-def _user_model() -> type[User]:
-    from django.contrib.auth import get_user_model
-
-    return get_user_model()
-
-
-def campaign_posts(campaign: Campaign) -> QuerySet[Post]:
-    """Every post of the campaign with what ``escenas.selectors.post_view`` needs (no
-    visibility filter: callers check ``post_visible_to``). Three queries when evaluated (posts,
-    rolls, whisper recipients)."""
-    return (
-        Post.objects.filter(campaign=campaign)
-        .select_related("character", "author", "scene", "campaign", "deleted_by", "npc")
-        .prefetch_related(*post_prefetches())
-        .annotate(revision_count=revision_count(), **reply_annotations())
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,16 +38,17 @@ from escenas.access import (
     SceneAccess,
     access_campaign_viewer,
     access_scene,
-    campaign_posts,
     post_visible_to,
     scene_access,
     scene_characters,
 )
 from escenas.api_roll_spec import PostCreateSerializer
 from escenas.models import NonPlayerCharacter, Post, Scene
+from escenas.post_queries import campaign_posts
 from mundo.api import PageNumberPagination, errors
 from nucleo.errors import Forbidden, NotFound
 from personajes import api as personajes_api
+from personajes import api_rolls as roll_api
 from personajes.models import Character
 
 # --- fetching through the pages' checks --------------------------------------------------------
@@ -229,7 +230,7 @@ class PostRollSerializer(serializers.Serializer):
         allow_null=True,
         help_text=gettext_lazy("The master's roll request it answers, or null."),
     )
-    roll = personajes_api.RollSerializer(read_only=True, allow_null=True)
+    roll = roll_api.RollSerializer(read_only=True, allow_null=True)
 
     @extend_schema_field({"type": "integer", "nullable": True})
     def get_id(self, view: selectors.RollView) -> int | None:

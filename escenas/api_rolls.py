@@ -37,6 +37,7 @@ from nucleo import bounds
 from nucleo.errors import Forbidden
 from nucleo.serializers import StrictSerializer
 from personajes import api as personajes_api
+from personajes import api_rolls as roll_api
 from personajes import rolls as personajes_rolls
 from personajes import selectors as personajes_selectors
 from personajes.models import Roll, Trait
@@ -51,16 +52,16 @@ from personajes.models import Roll, Trait
     "generator key and the engine version. A roll in a post: whoever may see the post (a "
     "hidden roll: the master only); a roll from the sheet: its character's player and the "
     "master.",
-    responses={200: personajes_api.RollSerializer, **errors(404)},
+    responses={200: roll_api.RollSerializer, **errors(404)},
 )
 class RollDetailView(generics.GenericAPIView):
     """GET /api/v1/rolls/{id}/."""
 
-    serializer_class = personajes_api.RollSerializer
+    serializer_class = roll_api.RollSerializer
 
     def get(self, request: Request, pk: int) -> Response:
         roll, _link = access_roll(request.user, pk)
-        return Response(personajes_api.RollSerializer(roll).data)
+        return Response(roll_api.RollSerializer(roll).data)
 
 
 @extend_schema(
@@ -69,9 +70,9 @@ class RollDetailView(generics.GenericAPIView):
     description="The master sets the base threshold of an action roll, or the probability of "
     "an event roll, made without one; the outcome comes from the stored dice (never "
     "re-rolled). 409 when it is already set.",
-    request=personajes_api.ThresholdSerializer,
+    request=roll_api.ThresholdSerializer,
     responses={
-        200: personajes_api.RollSerializer,
+        200: roll_api.RollSerializer,
         409: OpenApiResponse(ErrorSerializer, description="Already set."),
         **errors(400, 403, 404),
     },
@@ -79,7 +80,7 @@ class RollDetailView(generics.GenericAPIView):
 class RollThresholdView(generics.GenericAPIView):
     """POST /api/v1/rolls/{id}/threshold/ — the campaign's master only."""
 
-    serializer_class = personajes_api.ThresholdSerializer
+    serializer_class = roll_api.ThresholdSerializer
 
     def post(self, request: Request, pk: int) -> Response:
         if not request.user.is_authenticated:
@@ -87,7 +88,7 @@ class RollThresholdView(generics.GenericAPIView):
         roll, link = access_roll(request.user, pk)
         if not is_master(roll.campaign_id, request.user):
             raise Forbidden(_("Only the campaign's master can set a roll's threshold."))
-        form = personajes_api.ThresholdSerializer(data=request.data)
+        form = roll_api.ThresholdSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         value = form.validated_data["threshold"]
         try:
@@ -104,7 +105,7 @@ class RollThresholdView(generics.GenericAPIView):
                 return Response({"detail": exc.messages[0]}, status=status.HTTP_409_CONFLICT)
             raise as_drf(exc, {"probability": "threshold"}) from None
         fresh, _link = access_roll(request.user, updated.pk)
-        return Response(personajes_api.RollSerializer(fresh).data)
+        return Response(roll_api.RollSerializer(fresh).data)
 
 
 @extend_schema(
@@ -112,12 +113,12 @@ class RollThresholdView(generics.GenericAPIView):
     summary="A character's rolls",
     description="The character's rolls, newest first, from the sheet and from posts: for its "
     "player and the master. Rolls hidden in posts are the master's only.",
-    responses={200: personajes_api.RollSerializer(many=True), **errors(403, 404)},
+    responses={200: roll_api.RollSerializer(many=True), **errors(403, 404)},
 )
 class CharacterRollListView(generics.ListAPIView):
     """GET /api/v1/characters/{id}/rolls/."""
 
-    serializer_class = personajes_api.RollSerializer
+    serializer_class = roll_api.RollSerializer
     pagination_class = PageNumberPagination
     filter_backends: list[type] = []
 
@@ -130,16 +131,16 @@ class CharacterRollListView(generics.ListAPIView):
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # Kept while nothing it read changed (``escenas.api_answers``); the page as plain rows
-        # (``personajes.api.roll_rows``): the serializer's answer without building 50 rolls
+        # (``personajes.api_rolls.roll_rows``): the serializer's answer without building 50 rolls
         # with their maker, trait and campaign.
         key = api_answers.answer_key(request, "character-rolls")
         if (kept := api_answers.stored_answer(key)) is not None:
             return Response(kept)
         with api_answers.recording(request, key) as rec:
-            rows = self.get_queryset().values(*personajes_api.ROLL_COLUMNS)
+            rows = self.get_queryset().values(*roll_api.ROLL_COLUMNS)
             page = self.paginate_queryset(rows)
             assert page is not None  # pagination_class is set
-            response = self.get_paginated_response(personajes_api.roll_rows(page))
+            response = self.get_paginated_response(roll_api.roll_rows(page))
             api_answers.keep(rec, response.data)
         return response
 

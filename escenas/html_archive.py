@@ -22,12 +22,11 @@ from django.utils import timezone
 
 from escenas.access import (
     SceneAccess,
-    post_prefetches,
     posts_visible_q,
-    revision_count,
     scene_access,
 )
 from escenas.models import Post, Scene
+from escenas.post_queries import post_prefetches, revision_count
 from escenas.selectors import PostView, post_view, scene_list, scene_posts
 from mundo.models import Campaign
 from personajes.access import CharacterViewer

@@ -32,10 +32,7 @@ from django.db.models.functions import Coalesce
 
 from escenas.access import (
     SceneAccess,
-    post_prefetches,
     posts_visible_q,
-    reply_annotations,
-    revision_count,
     scenes_readable_q,
 )
 from escenas.access import campaign_memberships as campaign_memberships  # read by the services
@@ -53,6 +50,7 @@ from escenas.models import (
     Scene,
     SceneRead,
 )
+from escenas.post_queries import post_prefetches, reply_annotations, revision_count
 from escenas.rendering import plain_text, snippet
 from mundo.models import Campaign
 from nucleo.users import AnyUser

@@ -163,12 +163,13 @@ def post_create(
     keyed ``roll.<name>``; not both); ``fulfil`` ids of pending roll requests of the author's
     characters in this scene, each made now with the request's trait, threshold and reason. A
     post needs text or a roll. Returns ``(post, created)``: the new post, in
-    ``escenas.access.campaign_posts``'s shape (``as_campaign_post``: ``post_view`` shows it with
-    no query), and True; for a retried submit with the same key the stored post and False (none
-    of its rolls made again), decided under the campaign lock. Raises ServiceError (nothing
-    saved) for any refusal, the characters service's included (dead character, unknown trait).
-    ``reply_to``: the post it answers (of this scene, seen by the author). Members named with
-    ``@`` are linked, stored and told if they may see the post (``escenas.mentions``).
+    ``escenas.post_queries.campaign_posts``'s shape (``as_campaign_post``: ``post_view`` shows
+    it with no query), and True; for a retried submit with the same key the stored post and
+    False (none of its rolls made again), decided under the campaign lock. Raises ServiceError
+    (nothing saved) for any refusal, the characters service's included (dead character,
+    unknown trait). ``reply_to``: the post it answers (of this scene, seen by the author).
+    Members named with ``@`` are linked, stored and told if they may see the post
+    (``escenas.mentions``).
     Source: RULES.md R2–R4, R9, DESIGN.md (idempotency, rolls).
     """
     if not access.can_post or author is None or not author.is_authenticated:
@@ -191,32 +192,61 @@ def post_create(
         recipients = _check_whisper(access, author=author, users=whisper_to)
         answered = _check_reply(access, reply_to)
         body_html, mentioned = render_with_mentions(body, campaign=campaign)
-        post = Post.objects.create(
-            campaign=campaign,
-            scene=scene,
+        post = _post_row(
+            access,
+            campaign,
             author=author,
-            voice=voice,
-            character=post_character,
-            speaker_name=speaker[:80],
-            npc=npc if voice == Post.Voice.NPC else None,
-            by_master=access.is_master,
-            body=body,
-            body_html=body_html,
-            note_to_master=note,
-            note_html=render_markdown(note),
-            is_whisper=whisper or bool(recipients),
-            reply_to_id=answered.pk if answered else None,
-            day=campaign.current_day,
-            idempotency_key=key,
-            created_at=(now := timezone.now()),
-            updated_at=now,
-            fan_out_pending=True,  # its e-mails are queued after the commit
+            key=key,
+            texts=(body, body_html, note),
+            speaker=(voice, speaker, post_character, npc),
+            whisper=whisper or bool(recipients),
+            answered=answered,
         )
         links = post_rolls_create(
             access, post, asked=asked, requests=requests, character=post_character
         )
         _post_written(post, author=author, whisper_to=recipients, mentioned=mentioned)
     return as_campaign_post(post, post_rolls=links, whisper_to=recipients, reply=answered), True
+
+
+def _post_row(
+    access: selectors.SceneAccess,
+    campaign: Any,
+    *,
+    author: Any,
+    key: str,
+    texts: tuple[str, str, str],
+    speaker: tuple[str, str, Character | None, NonPlayerCharacter | None],
+    whisper: bool,
+    answered: ReplyTarget | None,
+) -> Post:
+    """The new post's row, saved (``post_create``'s checks done): ``texts`` is (body, its
+    HTML, note to the master), ``speaker`` (voice, name shown, character, NPC); on the
+    campaign's current day, its e-mails pending until the commit."""
+    body, body_html, note = texts
+    voice, name, character, npc = speaker
+    now = timezone.now()
+    return Post.objects.create(
+        campaign=campaign,
+        scene=access.scene,
+        author=author,
+        voice=voice,
+        character=character,
+        speaker_name=name[:80],
+        npc=npc if voice == Post.Voice.NPC else None,
+        by_master=access.is_master,
+        body=body,
+        body_html=body_html,
+        note_to_master=note,
+        note_html=render_markdown(note),
+        is_whisper=whisper,
+        reply_to_id=answered.pk if answered else None,
+        day=campaign.current_day,
+        idempotency_key=key,
+        created_at=now,
+        updated_at=now,
+        fan_out_pending=True,  # its e-mails are queued after the commit
+    )
 
 
 def _retried(scene: Scene, *, key: str, author: Any) -> Post | None:

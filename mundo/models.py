@@ -23,6 +23,7 @@ from mundo.period_models import new_dice_seed
 from mundo.rule_models import Arrival as Arrival
 from mundo.rule_models import RuleChange as RuleChange
 from mundo.rule_models import validate_rule_overrides, validate_rule_tables
+from mundo.world_roll_models import DayTick as DayTick
 from mundo.world_roll_models import WorldRoll as WorldRoll
 from nucleo import bounds
 from reglas.settings import RuleSettings
@@ -575,42 +576,3 @@ class SettlementDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.settlement} · {self.day}"
-
-
-# --- the tick record and the world-roll ledger ------------------------------------------------
-
-
-class DayTick(models.Model):
-    """The record that day ``day`` of a campaign was reached by the daily tick (R24).
-
-    Unique (campaign, day): the exactly-once guard. A second attempt at the same day finds
-    this row and returns its summary instead of advancing again.
-    """
-
-    class Trigger(models.TextChoices):
-        SCHEDULE = "schedule", _("schedule")
-        MASTER = "master", _("master")
-        ADMIN = "admin", _("admin")
-        COMMAND = "command", _("command")
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="ticks")
-    day = models.PositiveIntegerField(_("day reached"))
-    trigger = models.CharField(_("trigger"), max_length=10, choices=Trigger.choices)
-    created_at = models.DateTimeField(_("when"), auto_now_add=True)
-    duration_ms = models.PositiveIntegerField(_("duration (ms)"), default=0)
-    characters = models.PositiveIntegerField(_("characters"), default=0)
-    deaths = models.PositiveIntegerField(_("deaths"), default=0)
-    risen = models.PositiveIntegerField(_("risen"), default=0)
-    message = models.CharField(_("message"), max_length=300, blank=True)
-    summary = models.JSONField(_("summary"), default=dict, blank=True)
-
-    class Meta:
-        verbose_name = _("day tick")
-        verbose_name_plural = _("day ticks")
-        ordering = ["campaign", "-day"]
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "day"], name="day_tick_unique_day")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.campaign} → {self.day}"

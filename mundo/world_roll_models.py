@@ -1,5 +1,6 @@
-"""The master's world rolls: kept apart from ``mundo.models`` so that module stays a readable
-size (it re-exports ``WorldRoll``). Source: RULES.md R16, R18, R22, R23.
+"""The daily tick's record and the master's world rolls: kept apart from ``mundo.models`` so
+that module stays a readable size (it re-exports ``DayTick`` and ``WorldRoll``).
+Source: RULES.md R16, R18, R22, R23, R24.
 """
 
 from __future__ import annotations
@@ -7,6 +8,42 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+
+class DayTick(models.Model):
+    """The record that day ``day`` of a campaign was reached by the daily tick (R24).
+
+    Unique (campaign, day): the exactly-once guard. A second attempt at the same day finds
+    this row and returns its summary instead of advancing again.
+    """
+
+    class Trigger(models.TextChoices):
+        SCHEDULE = "schedule", _("schedule")
+        MASTER = "master", _("master")
+        ADMIN = "admin", _("admin")
+        COMMAND = "command", _("command")
+
+    campaign = models.ForeignKey("mundo.Campaign", on_delete=models.CASCADE, related_name="ticks")
+    day = models.PositiveIntegerField(_("day reached"))
+    trigger = models.CharField(_("trigger"), max_length=10, choices=Trigger.choices)
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    duration_ms = models.PositiveIntegerField(_("duration (ms)"), default=0)
+    characters = models.PositiveIntegerField(_("characters"), default=0)
+    deaths = models.PositiveIntegerField(_("deaths"), default=0)
+    risen = models.PositiveIntegerField(_("risen"), default=0)
+    message = models.CharField(_("message"), max_length=300, blank=True)
+    summary = models.JSONField(_("summary"), default=dict, blank=True)
+
+    class Meta:
+        verbose_name = _("day tick")
+        verbose_name_plural = _("day ticks")
+        ordering = ["campaign", "-day"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "day"], name="day_tick_unique_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} → {self.day}"
 
 
 class WorldRoll(models.Model):

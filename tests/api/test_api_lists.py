@@ -1,6 +1,6 @@
 """The API lists built as plain dicts answer exactly what their serializers answer.
 
-``GET /api/v1/characters/{id}/rolls/`` (``personajes.api.roll_rows``),
+``GET /api/v1/characters/{id}/rolls/`` (``personajes.api_rolls.roll_rows``),
 ``/campaigns/{slug}/characters/`` and ``/characters/`` (``summary_rows``) and
 ``/campaigns/{slug}/scenes/`` (``escenas.api.scene_data``) skip DRF's per-field work (issue 14);
 their serializers stay the schema and the detail views' answer. Each test compares the list's
@@ -41,7 +41,7 @@ def ana(campaign, player_a):
 
 
 def test_character_rolls_are_the_roll_serializers(ana, master, player_a):
-    from personajes.api import RollSerializer
+    from personajes.api_rolls import RollSerializer
     from personajes.models import Roll
     from personajes.rolls import roll_action_for_character
 
