@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from mundo.models import Grid
+from mundo.models import Grid, Membership
 from mundo.world_page import PAGE_SIZE, WINDOW
 from personajes.models import Character, InventoryItem
 from tests.factories import CharacterFactory, ItemTypeFactory, SettlementFactory
@@ -256,3 +256,15 @@ def test_each_place_field_offers_its_kinds_of_the_chosen_settlements_places(
         "Refugio 000 (refugio)",
     ]
     assert len(moves) == 1 + min(5 + extra, WINDOW)
+
+
+def test_a_kept_world_page_is_not_served_once_the_master_is_no_longer_one(
+    master, player_a, campaign
+):
+    _world(campaign, 1, player_a)
+    client = _client(master)
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    assert client.get(url).status_code == 200
+    assert client.get(url).status_code == 200  # kept
+    Membership.objects.filter(campaign=campaign, user=master).update(role="player")
+    assert client.get(url).status_code == 404
