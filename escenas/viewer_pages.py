@@ -1,5 +1,6 @@
 """The whole scene page of a signed-in reader, kept in the cache while nothing it read changed;
-the campaign's scene list the same way (``list_key``).
+the campaign's scene list and the master's world page the same way (``list_key``,
+``world_key``).
 
 A warm re-read of an unchanged scene (the common case: a player reloads, comes back from
 another tab) costs the session and the user, as any signed-in page, and two cache round trips:
@@ -92,6 +93,13 @@ def list_key(request: HttpRequest, campaign_slug: str) -> str:
     """The cache key of a campaign's scene list for this request (``page_key``'s rules; the
     list takes back no stash), or empty when it may not be kept."""
     return _key(request, f"list:{campaign_slug}", stash_scene=None)
+
+
+def world_key(request: HttpRequest, campaign_slug: str) -> str:
+    """The cache key of a campaign's world page for this request (``page_key``'s rules: a GET
+    only, so a posted form and its errors are never kept; the page takes back no stash), or
+    empty when it may not be kept (``partida.world_views.world_page``)."""
+    return _key(request, f"world:{campaign_slug}", stash_scene=None)
 
 
 def _key(request: HttpRequest, place: str, *, stash_scene: int | None) -> str:

@@ -295,11 +295,26 @@ def _world_url(campaign: Campaign, scope: WorldScope) -> str:
     return f"{url}?{scope.query}" if scope.query else url
 
 
+WORLD_TEMPLATE = "mundo/world_master.html"
+
+
 @login_required
 def world_master(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's world page: settlements, places, grids, and the master's world actions
     (discover a shop R23, search a place R22, check a route R18, restore power or water R16),
-    each roll shown with its dice. Only the campaign's master reaches it (404 otherwise)."""
+    each roll shown with its dice. Only the campaign's master reaches it (404 otherwise).
+    Served through ``partida.world_page`` (which keeps a GET's page whole)."""
+    answer = world_master_context(request, slug)
+    if isinstance(answer, HttpResponse):
+        return answer
+    return render(request, WORLD_TEMPLATE, answer, status=400 if answer["failed"] else 200)
+
+
+def world_master_context(request: HttpRequest, slug: str) -> HttpResponse | dict[str, Any]:
+    """The world page's template context (``WORLD_TEMPLATE``; ``failed`` names the posted
+    action whose form did not pass, answered with status 400), or the redirect after an
+    action that ran. Http404 for a visitor who is not the campaign's master or an unknown
+    action."""
     campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     action = request.POST.get("action") if request.method == "POST" else None
     scope = world_scope(campaign, request.GET)
@@ -320,22 +335,17 @@ def world_master(request: HttpRequest, slug: str) -> HttpResponse:
     places = scope.place_rows()
     if places is None:
         places = selectors.locations_of(campaign, scope.settlement, limit=WINDOW)
-    return render(
-        request,
-        "mundo/world_master.html",
-        {
-            "campaign": campaign,
-            "forms": world_forms,
-            "failed": action,
-            "scope": scope,
-            "statuses": selectors.settlements_with_status(campaign, scope.page),
-            # The chosen settlement's places by kind and name, read once for the forms too.
-            "locations": places,
-            "world": world,
-            "rolls": selectors.world_rolls(campaign, limit=10),
-        },
-        status=400 if action else 200,
-    )
+    return {
+        "campaign": campaign,
+        "forms": world_forms,
+        "failed": action,
+        "scope": scope,
+        "statuses": selectors.settlements_with_status(campaign, scope.page),
+        # The chosen settlement's places by kind and name, read once for the forms too.
+        "locations": places,
+        "world": world,
+        "rolls": selectors.world_rolls(campaign, limit=10),
+    }
 
 
 def _rule_forms(

@@ -30,6 +30,8 @@ urlpatterns = [
     path("partidas/<slug:slug>/avanzar/estado/", world_views.advance_status, name="advance_status"),
     path("partidas/<slug:slug>/dias/<id:day>/", world_views.campaign_day, name="campaign_day"),
     path("partidas/<slug:slug>/marcar-dia/", world_views.day_record, name="day_record"),
+    # The master's world page (mundo:world's address), kept whole between writes.
+    path("partidas/<slug:slug>/mundo/", world_views.world_page, name="world_page"),
     # The master's world controls (partida.world_controls), posted from the world page.
     path(
         "partidas/<slug:slug>/mundo/control/<slug:action>/",

@@ -22,7 +22,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from escenas import viewer_pages
 from mundo import selectors
+from mundo import views as mundo_views
 from mundo.access import access_campaign
 from mundo.models import DayTick
 from nucleo.errors import ServiceError
@@ -181,3 +183,27 @@ def day_record(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         {"campaign": campaign, "form": form},
         status=400 if request.method == "POST" else 200,
     )
+
+
+def world_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master's world page (``mundo.views.world_master``), a GET's page kept whole while
+    nothing it read changed (``escenas.viewer_pages.world_key``: the viewer, the address with
+    its settlement, filter and page, the language): a hit costs the session, the user and two
+    cache round trips, no query of the page's and no render (issue 14). Per-request values
+    are not kept: the forms' CSRF token is filled in on the way out (``viewer_pages.fill``),
+    and a page with a message waiting (after an action) is rendered, never kept. Any write to
+    a table the render read, through any Django path, makes the next GET render again: a
+    move, a roll, a settlement's tally, the membership that lets the master in. A POST is the
+    mundo view's as before. ``partida`` serves it because ``escenas`` keeps the pages."""
+    key = viewer_pages.world_key(request, slug)
+    kept = viewer_pages.stored_page(key)
+    if kept is not None:
+        return HttpResponse(viewer_pages.fill(request, kept))
+    with viewer_pages.recording(request, key) as rec:
+        if rec is None:
+            return mundo_views.world_master(request, slug)
+        answer = mundo_views.world_master_context(request, slug)
+        if isinstance(answer, HttpResponse):  # a GET runs no action: never here
+            return answer
+        page = viewer_pages.render_and_keep(request, rec, mundo_views.WORLD_TEMPLATE, answer, None)
+        return HttpResponse(viewer_pages.fill(request, page))

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from mundo.models import Grid
+from mundo.models import Grid, Membership
 from mundo.world_page import PAGE_SIZE, WINDOW
 from personajes.models import Character, InventoryItem
 from tests.factories import CharacterFactory, ItemTypeFactory, SettlementFactory
@@ -64,8 +64,10 @@ def _options(html, name):
 
 @pytest.mark.parametrize("n", [1, 3 * PAGE_SIZE])
 def test_the_world_page_costs_the_same_queries_at_one_and_many_settlements(
-    n, master, player_a, campaign, django_assert_num_queries
+    n, master, player_a, campaign, django_assert_num_queries, settings
 ):
+    # The render's own count: the kept page (partida.world_views.world_page) off.
+    settings.ESCENAS_VIEWER_PAGES = False
     _world(campaign, n, player_a)
     client = _client(master)
     url = reverse("mundo:world", kwargs={"slug": campaign.slug})
@@ -79,6 +81,60 @@ def test_the_world_page_costs_the_same_queries_at_one_and_many_settlements(
     with django_assert_num_queries(13):
         response = client.get(url)
     assert response.status_code == 200
+
+
+def _tokens(html):
+    return re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+
+
+def _untokened(html):
+    """The page with its per-request values taken out: the CSRF tokens (the forms' and the
+    htmx header's) and the CSP nonces."""
+    html = re.sub(r'"X-CSRFToken": "[^"]+"', "", html)
+    html = re.sub(r'nonce="[^"]+"', "", html)
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+
+
+def test_a_kept_world_page_is_the_render_with_this_requests_token_until_a_write(
+    master, player_a, campaign, django_assert_num_queries
+):
+    towns = _world(campaign, 3, player_a)
+    client = _client(master)
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    first = client.get(url)
+    # Kept: the user's query only (session cached), the same page apart from the token.
+    with django_assert_num_queries(1):
+        again = client.get(url)
+    assert again.status_code == 200
+    html, kept = first.content.decode(), again.content.decode()
+    assert len(_tokens(kept)) == len(_tokens(html)) == 15
+    assert "\x00" not in kept
+    other = _client(master).get(url).content.decode()
+    assert _tokens(other)[0] != _tokens(kept)[0]
+    assert _untokened(kept) == _untokened(html)
+    # A write to a table the page read (any path: here an update()) makes it fresh.
+    type(towns[0]).objects.filter(pk=towns[0].pk).update(name="Villa Nueva")
+    assert "Villa Nueva" in client.get(url).content.decode()
+
+
+def test_the_world_page_after_an_action_shows_its_message_once(master, player_a, campaign):
+    towns = _world(campaign, 1, player_a)
+    client = _client(master)
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    client.get(url)
+    response = client.post(
+        reverse("world_control", args=[campaign.slug, "tally"]),
+        {"tally-settlement": towns[0].pk, "tally-destroyed": 2, "tally-rescued": 0},
+        follow=True,
+    )
+    assert response.status_code == 200
+    # The page after the redirect shows the message (rendered, not kept: a message waited)…
+    shown = response.content.decode()
+    assert '<ul class="messages" role="status">' in shown
+    # …and the next GET does not (a kept page never holds one), the tally shown.
+    again = client.get(url).content.decode()
+    assert '<ul class="messages"' not in again
+    assert '<td class="num">2</td>' in again  # the tally's zombies destroyed
 
 
 def test_the_world_page_shows_one_page_of_settlements_and_the_chosen_ones_rows(
@@ -200,3 +256,15 @@ def test_each_place_field_offers_its_kinds_of_the_chosen_settlements_places(
         "Refugio 000 (refugio)",
     ]
     assert len(moves) == 1 + min(5 + extra, WINDOW)
+
+
+def test_a_kept_world_page_is_not_served_once_the_master_is_no_longer_one(
+    master, player_a, campaign
+):
+    _world(campaign, 1, player_a)
+    client = _client(master)
+    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    assert client.get(url).status_code == 200
+    assert client.get(url).status_code == 200  # kept
+    Membership.objects.filter(campaign=campaign, user=master).update(role="player")
+    assert client.get(url).status_code == 404
