@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -42,6 +43,8 @@ def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
     page = Paginator(settlements, PAGE_SIZE).get_page(request.GET.get("page"))
     for settlement in page:
         settlement.campaign = campaign
+    statuses = selectors.settlements_with_status(campaign, page)
+    url_of = _settlement_url_maker(campaign)
     return render(
         request,
         "mundo/campaign_detail.html",
@@ -49,12 +52,26 @@ def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "campaign": campaign,
             "role": viewer.role,
             "page": page,
-            "statuses": selectors.settlements_with_status(campaign, page),
+            "statuses": statuses,
+            # (status, its settlement's page): one reverse for the page, not one per row.
+            "settlement_rows": [(s, url_of(s.settlement.slug)) for s in statuses],
             "world": selectors.world_on(campaign, campaign.current_day, page),
             # The open dice period's public commitment (issue 16): computed, no query.
             "dice_commitment": commitment_of(campaign.entropy),
         },
     )
+
+
+def _settlement_url_maker(campaign: Campaign) -> Callable[[str], str]:
+    """``slug → Settlement.get_absolute_url()`` for ``campaign``'s settlements with one
+    ``reverse``: the URL is reversed once for a sample slug, and each slug takes its place (the
+    settlement's slug is the URL's last argument: ``rpartition`` finds it even when the
+    campaign's slug were the sample). ``tests/mundo/test_pages.py`` checks the rows' URLs."""
+    sample = "0-settlement-0"
+    url = reverse("mundo:settlement", kwargs={"slug": campaign.slug, "settlement": sample})
+    head, found, tail = url.rpartition(sample)
+    assert found, url
+    return lambda slug: f"{head}{slug}{tail}"
 
 
 def settlement_detail(request: HttpRequest, slug: str, settlement: str) -> HttpResponse:

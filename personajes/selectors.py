@@ -49,34 +49,34 @@ _STATUS_ORDER = {
 }
 
 
-def characters_for_master(*, campaign: Campaign) -> QuerySet[Character]:
+def characters_for_master(*, campaign: Campaign, points: bool = True) -> QuerySet[Character]:
     """Every character of the campaign for the master's list, in one query.
 
-    select_related ``player``; annotated ``points`` (sum of trait points, 0 when none) and
+    select_related ``player``; annotated ``points`` (sum of trait points, 0 when none; not
+    with ``points=False``: a subquery per row for a page that does not show it) and
     ``status_order`` (submitted first: they wait for the master; then draft, approved, dead,
     risen), ordered by it and the name. Status and condition counters are columns.
     The caller checks the master (``mundo.access.access_campaign(..., master=True)``).
     Source: RULES.md R5.
     """
-    points = (
-        TraitValue.objects.filter(character=OuterRef("pk"))
-        .values("character")
-        .annotate(total=Sum("value"))
-        .values("total")
-    )
-    return (
-        Character.objects.filter(campaign=campaign)
-        .select_related("player")
-        .annotate(
-            points=Coalesce(Subquery(points, output_field=IntegerField()), Value(0)),
-            status_order=Case(
-                *(When(status=s, then=Value(n)) for s, n in _STATUS_ORDER.items()),
-                default=Value(9),
-                output_field=IntegerField(),
-            ),
+    characters = Character.objects.filter(campaign=campaign).select_related("player")
+    if points:
+        total = (
+            TraitValue.objects.filter(character=OuterRef("pk"))
+            .values("character")
+            .annotate(total=Sum("value"))
+            .values("total")
         )
-        .order_by("status_order", "name", "pk")
-    )
+        characters = characters.annotate(
+            points=Coalesce(Subquery(total, output_field=IntegerField()), Value(0))
+        )
+    return characters.annotate(
+        status_order=Case(
+            *(When(status=s, then=Value(n)) for s, n in _STATUS_ORDER.items()),
+            default=Value(9),
+            output_field=IntegerField(),
+        ),
+    ).order_by("status_order", "name", "pk")
 
 
 def characters_of_player(*, user: AnyUser | None) -> QuerySet[Character]:

@@ -33,6 +33,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.formats import localize
 from django.utils.translation import gettext as _
 from django.views.decorators.http import (
     require_GET,
@@ -452,7 +453,9 @@ def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
     ``CHARACTER_LIST_SIZE`` at a time (``?page=<n>``). The pending sheets sort first, so the
     first page holds them (the first ``CHARACTER_LIST_SIZE`` of them)."""
     campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
-    shown = selectors.characters_for_master(campaign=campaign).only(*MASTER_LIST_FIELDS)
+    shown = selectors.characters_for_master(campaign=campaign, points=False).only(
+        *MASTER_LIST_FIELDS
+    )
     paginator = Paginator(shown, CHARACTER_LIST_SIZE)
     page = paginator.get_page(request.GET.get("page"))
     characters = list(page.object_list)
@@ -496,13 +499,19 @@ texts and the rest of the user are not read)."""
 class MasterRow:
     """A row of the master's character list, its text made in one pass (``master_rows``):
     ``url`` the sheet, ``edit_url`` the master's edit page, ``player`` the player's username,
-    ``status`` the status in words, ``disease``/``infection`` "day x of y" or "—"."""
+    ``status`` the status in words, ``hunger``/``thirst``/``fatigue``/``hygiene`` the counters
+    (consecutive days, R6–R7) as the template would localize them, ``disease``/``infection``
+    "day x of y" or "—"."""
 
     character: Character
     url: str
     edit_url: str
     player: str
     status: str
+    hunger: str
+    thirst: str
+    fatigue: str
+    hygiene: str
     disease: str
     infection: str
 
@@ -523,6 +532,16 @@ def master_rows(characters: list[Character]) -> list[MasterRow]:
     sheet, edit = _url_maker("personajes:character"), _url_maker("personajes:master_edit")
     labels = {value: str(label) for value, label in Character.Status.choices}
 
+    shown: dict[int, str] = {}
+
+    def count(n: int) -> str:
+        # {{ n }}'s text (localize), made once per distinct value: the counters of a
+        # page are a few small numbers, localized ~200 times a page otherwise.
+        text = shown.get(n)
+        if text is None:
+            text = shown[n] = localize(n)
+        return text
+
     def days(x: int, y: int) -> str:
         return _("day %(x)s of %(y)s") % {"x": x, "y": y} if x else "—"
 
@@ -533,6 +552,10 @@ def master_rows(characters: list[Character]) -> list[MasterRow]:
             edit_url=edit(c.pk),
             player=c.player.get_username(),
             status=labels.get(c.status, c.status),
+            hunger=count(c.hunger_days),
+            thirst=count(c.thirst_days),
+            fatigue=count(c.fatigue_days),
+            hygiene=count(c.unhygienic_days),
             disease=days(c.disease_day, c.disease_duration),
             infection=days(c.infection_day, c.infection_duration),
         )

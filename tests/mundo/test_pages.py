@@ -48,6 +48,10 @@ def test_campaign_page_shows_todays_population_and_p_per_cell(master, village, t
     assert '<td class="num zombies">170</td>' in html
     assert '<td class="num survivors">30</td>' in html
     assert "6,00&nbsp;%" in html  # Spanish decimal comma
+    # The rows' links are made with one reverse for the page: each is the settlement's URL.
+    urls = [url for _status, url in response.context["settlement_rows"]]
+    assert urls == [s.settlement.get_absolute_url() for s in response.context["statuses"]]
+    assert f'<a href="{village.get_absolute_url()}">' in html
 
 
 def test_pages_speak_spanish_by_default(master, village):

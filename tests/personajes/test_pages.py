@@ -600,6 +600,8 @@ def test_master_list_is_paginated(campaign, master, django_assert_num_queries):
         assert row.player == c.player.get_username()
         assert row.status == c.get_status_display()
         assert (row.disease, row.infection) == ("día 1 de 3", "—")
+        counters = (c.hunger_days, c.thirst_days, c.fatigue_days, c.unhygienic_days)
+        assert (row.hunger, row.thirst, row.fatigue, row.hygiene) == tuple(map(str, counters))
     html = first.content.decode()
     row = first.context["rows"][0]
     assert f'<a href="{row.edit_url}">Editar</a>' in html

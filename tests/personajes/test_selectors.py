@@ -127,6 +127,10 @@ def test_master_list_puts_sheets_awaiting_review_first_and_sums_points(
     make_character(campaign, master, status="draft", name="Bea")
     rows = [(c.name, c.points) for c in selectors.characters_for_master(campaign=campaign)]
     assert rows == [("Zoe", 4), ("Bea", 0), ("Ana", 10)]
+    # The page's list (points=False): the same order, no points read.
+    plain = list(selectors.characters_for_master(campaign=campaign, points=False))
+    assert [c.name for c in plain] == ["Zoe", "Bea", "Ana"]
+    assert not any(hasattr(c, "points") for c in plain)
 
 
 def test_master_list_counts_a_character_without_rows_as_zero(campaign, player_a):
