@@ -20,7 +20,6 @@ and put a ``ServiceError``'s messages back on the form next to the field they ar
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -45,6 +44,7 @@ from django.views.decorators.vary import vary_on_headers
 from mundo.access import access_campaign
 from mundo.models import Campaign
 from nucleo.errors import ServiceError
+from nucleo.urls import url_maker
 from nucleo.users import AuthenticatedHttpRequest, HtmxHttpRequest
 from personajes import forms, rolls, selectors, sheets
 from personajes.access import CharacterAccess, access_character
@@ -516,20 +516,10 @@ class MasterRow:
     infection: str
 
 
-def _url_maker(name: str) -> Callable[[int], str]:
-    """``pk → reverse(name, kwargs={"pk": pk})`` with one ``reverse`` for every pk: the URL is
-    reversed once for a sample id and the id is put in its place (``<id:pk>`` is the only
-    argument of these URLs; ``tests/personajes/test_pages.py`` checks the rows' URLs against
-    ``reverse``)."""
-    sample = 987654321987654321  # 18 digits, the converter's most: never inside a prefix
-    head, found, tail = reverse(name, kwargs={"pk": sample}).partition(str(sample))
-    assert found, name
-    return lambda pk: f"{head}{pk}{tail}"
-
-
 def master_rows(characters: list[Character]) -> list[MasterRow]:
     """The rows of the master's list for a page of ``characters_for_master`` (no query)."""
-    sheet, edit = _url_maker("personajes:character"), _url_maker("personajes:master_edit")
+    sheet = url_maker("personajes:character", "pk")
+    edit = url_maker("personajes:master_edit", "pk")
     labels = {value: str(label) for value, label in Character.Status.choices}
 
     shown: dict[int, str] = {}
