@@ -88,6 +88,33 @@ def pytest_configure(config):
             **settings.STORAGES,
             "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
         }
+        if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+            _live_server_one_request_at_a_time()
+
+
+def _live_server_one_request_at_a_time():
+    """On SQLite the test database is in memory, and the live server's threads all share its
+    one connection (``connections_override``): two requests at once (a page and its portraits,
+    an autosave) used it together and one failed with ``InterfaceError: bad parameter or other
+    API misuse``, a 500 no real server gives. The browser tests' server keeps its threads
+    (keep-alive connections) but runs one request's view at a time. PostgreSQL runs them as
+    a real server does."""
+    import threading
+
+    from django.core.servers.basehttp import ThreadedWSGIServer
+    from django.test.testcases import LiveServerThread
+
+    class OneRequestAtATime(ThreadedWSGIServer):
+        def set_app(self, application):
+            lock = threading.Lock()
+
+            def serial(environ, start_response):
+                with lock:
+                    return application(environ, start_response)
+
+            super().set_app(serial)
+
+    LiveServerThread.server_class = OneRequestAtATime
 
 
 @pytest.fixture(autouse=True)
