@@ -24,9 +24,8 @@ Off with ``settings.ESCENAS_API_ANSWERS = False``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -74,41 +73,22 @@ class StoredAnswer:
 
 def stored_answer(key: str) -> Any:
     """The kept answer data under ``key`` when none of the tables it read changed, else None."""
-    entry = fragments.cached_value(key) if key else None
-    if not isinstance(entry, StoredAnswer) or not table_writes.unchanged(entry.generations):
-        return None
-    return entry.data
+    entry = table_writes.kept(key, StoredAnswer)
+    return None if entry is None else entry.data
 
 
-@dataclass(slots=True)
-class Recording:
-    """The generations taken before a list's reads and the tables it read (``recording``)."""
-
-    key: str
-    start: dict[str, str] = field(default_factory=dict)
-    tables: set[str] = field(default_factory=set)
-
-
-@contextmanager
-def recording(request: Request, key: str) -> Iterator[Recording | None]:
+def recording(request: Request, key: str) -> AbstractContextManager[table_writes.Recording | None]:
     """Around the reads of an answer that may be kept under ``key`` (the access checks too):
-    the snapshot, then the tables read (a per-user table read only for the viewer by its
-    per-user generations). Yields None (nothing recorded) when ``key`` is empty."""
-    if not key:
-        yield None
-        return
-    user_id = request.user.pk
-    rec = Recording(key=key, start=table_writes.snapshot(user_id))
-    with table_writes.reading(user_id) as tables:
-        rec.tables = tables
-        yield rec
+    ``nucleo.table_writes.recording`` for the viewer (a per-user table read only for them by
+    its per-user generations). Yields None (nothing recorded) when ``key`` is empty."""
+    return table_writes.recording(key, request.user.pk)
 
 
-def keep(rec: Recording | None, data: Any) -> None:
+def keep(rec: table_writes.Recording | None, data: Any) -> None:
     """Keep an answer's ``data`` under ``rec.key`` with the generations it was read at."""
     if rec is None:
         return
-    kept = table_writes.generations(rec.start, rec.tables)
+    kept = rec.generations()
     if kept is None:
         return
     cache.set(rec.key, StoredAnswer(data=data, generations=kept), ANSWER_TTL)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -128,45 +128,40 @@ class StoredPage:
 
 def stored_page(key: str, scene_id: int) -> dict[str, Any] | None:
     """The kept page data under ``key`` when nothing it shows changed since, else None."""
-    entry = fragments.cached_value(key) if key else None
-    if not isinstance(entry, StoredPage) or not table_writes.unchanged(entry.generations):
+    entry = table_writes.kept(key, StoredPage)
+    if entry is None:
         return None
     if range_version(scene_id, entry.after, entry.up_to) != entry.version:
         return None
     return entry.data
 
 
-@dataclass(slots=True)
-class Recording:
-    """The generations taken before a page's reads and the tables they read (``recording``)."""
-
-    key: str
-    start: dict[str, str] = field(default_factory=dict)
-    tables: set[str] = field(default_factory=set)
-
-
 @contextmanager
-def recording(key: str) -> Iterator[Recording | None]:
-    """Around the reads of a page that may be kept under ``key`` and its ``keep``: the
-    snapshot, then the tables read, all in one transaction that sees one snapshot of the
+def recording(key: str) -> Iterator[table_writes.Recording | None]:
+    """Around the reads of a page that may be kept under ``key`` and its ``keep``:
+    ``nucleo.table_writes.recording`` (no viewer: the page's rows are the same for every
+    reader of its rights class), all in one transaction that sees one snapshot of the
     database (REPEATABLE READ on PostgreSQL; SQLite's transactions are), so the content
     version ``keep`` reads is the one of the rows the page shows, whatever commits meanwhile.
-    Yields None (nothing recorded, no transaction) when ``key`` is empty."""
+    The generations are taken inside the transaction, before its first read (which is what
+    fixes PostgreSQL's snapshot). Yields None (nothing recorded, no transaction) when ``key``
+    is empty."""
     if not key:
         yield None
         return
-    rec = Recording(key=key, start=table_writes.snapshot())
     conn = transaction.get_connection()
     outermost = not conn.in_atomic_block  # inside a test's transaction the level is set
-    with transaction.atomic(savepoint=False), table_writes.reading() as tables:
+    with transaction.atomic(savepoint=False):
         if outermost and conn.vendor == "postgresql":
             with conn.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        rec.tables = tables
-        yield rec
+        with table_writes.recording(key) as rec:
+            yield rec
 
 
-def keep(rec: Recording | None, scene_id: int, data: dict[str, Any], paginator: Any) -> None:
+def keep(
+    rec: table_writes.Recording | None, scene_id: int, data: dict[str, Any], paginator: Any
+) -> None:
     """Keep a page's response ``data`` when it is closed (the paginator, a
     ``PostCursorPagination`` after ``paginate_queryset``, found a post after it)."""
     if rec is None or not paginator.has_next:
@@ -174,7 +169,7 @@ def keep(rec: Recording | None, scene_id: int, data: dict[str, Any], paginator: 
     up_to = int(paginator.next_position)  # a forward page: the post after it (``_forward``)
     cursor = getattr(paginator, "cursor", None)
     after = int(cursor.position) if cursor is not None and cursor.position else 0
-    kept = table_writes.generations(rec.start, rec.tables - COVERED)
+    kept = rec.generations(without=COVERED)
     if kept is None:
         return
     version = range_version(scene_id, after, up_to)

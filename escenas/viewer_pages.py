@@ -157,41 +157,24 @@ def cut(html: str, generations: dict[str, str] | None = None) -> StoredPage:
 
 def stored_page(key: str) -> StoredPage | None:
     """The kept page under ``key`` when none of the tables it read changed since, else None."""
-    entry = fragments.cached_value(key) if key else None
-    if not isinstance(entry, StoredPage) or not table_writes.unchanged(entry.generations):
-        return None
-    return entry
-
-
-@dataclass(slots=True)
-class Recording:
-    """The generations taken before a render and the tables it reads (``recording``)."""
-
-    key: str
-    start: dict[str, str] = field(default_factory=dict)
-    names: str = ""
-    tables: set[str] = field(default_factory=set)
+    return table_writes.kept(key, StoredPage)
 
 
 @contextmanager
-def recording(request: HttpRequest, key: str) -> Iterator[Recording | None]:
-    """Around a render that may be kept under ``key``: the snapshot, then the tables read (the
-    per-user tables read only for the signed-in viewer by their per-user generations:
-    ``nucleo.table_writes.per_user``). Yields None (nothing recorded) when ``key`` is empty."""
-    if not key:
-        yield None
-        return
-    user_id = request.user.pk
-    start = table_writes.snapshot(user_id)
-    rec = Recording(key=key, start=start, names=fragments.names_generation())
-    with table_writes.reading(user_id) as tables:
-        rec.tables = tables
+def recording(request: HttpRequest, key: str) -> Iterator[table_writes.Recording | None]:
+    """Around a render that may be kept under ``key``: ``nucleo.table_writes.recording`` for
+    the signed-in viewer (their read markers and drafts by their per-user generations), with
+    the names generation too (the post fragments the page takes from the cache show names).
+    Yields None (nothing recorded) when ``key`` is empty."""
+    with table_writes.recording(key, request.user.pk) as rec:
+        if rec is not None:
+            rec.extra[fragments.NAMES_KEY] = fragments.names_generation()
         yield rec
 
 
 def render_and_keep(
     request: HttpRequest,
-    rec: Recording,
+    rec: table_writes.Recording,
     template: str,
     context: dict[str, Any],
     fresh_key: str | None,
@@ -207,10 +190,9 @@ def render_and_keep(
     html: str = render_to_string(template, context | placeholders, request=request)
     if fresh_key:
         html = html.replace(fresh_key, IDEMPOTENCY_PLACEHOLDER)
-    kept = table_writes.generations(rec.start, {*rec.tables, *ALWAYS_READ})
+    kept = rec.generations(also=ALWAYS_READ)
     if kept is None:
         return cut(html)
-    kept[fragments.NAMES_KEY] = rec.names
     page = cut(html, kept)
     cache.set(rec.key, page, PAGE_TTL)
     return page

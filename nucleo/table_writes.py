@@ -14,6 +14,9 @@ recorded piece depends on.
 Inside ``reading()`` the tables each ``SELECT`` names (``FROM``/``JOIN`` of a quoted name,
 subqueries included) are collected; ``snapshot()`` taken before the reads gives the generations
 to keep with the piece (``generations``), and ``unchanged`` checks them on the way back.
+``recording`` does both around a piece's reads (a ``Recording``), and ``kept`` finds a kept
+entry that is still right: the scene page, the lists and the API answers in ``escenas`` all
+keep their pieces this way, each adding its own key and what else its entry holds.
 
 **Per-user tables** (``per_user``: read markers, drafts: rows that only their user's pages show)
 have a generation per user besides the table's: a write whose users ``nucleo.user_rows`` can
@@ -39,7 +42,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from django.apps import apps
 from django.core.cache import cache
@@ -250,3 +254,57 @@ def unchanged(kept: dict[str, str]) -> bool:
     if not kept:
         return False
     return cache.get_many(list(kept)) == kept
+
+
+@dataclass(slots=True)
+class Recording:
+    """What a piece to be kept under ``key`` was read at (``recording``): ``start``, every
+    generation before the reads (``snapshot``); ``tables``, the generation names the reads
+    depended on (filled while ``recording`` is open); ``extra``, other cache keys the piece
+    depends on, with the values they had before the reads (the names generation of
+    ``escenas.fragments``)."""
+
+    key: str
+    start: dict[str, str]
+    tables: set[str] = field(default_factory=set)
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def generations(
+        self, also: Iterable[str] = (), without: Iterable[str] = ()
+    ) -> dict[str, str] | None:
+        """The generations to keep the piece with (cache keys to values; ``unchanged`` checks
+        them): the tables read, plus ``also`` (read before the recording: the user), less
+        ``without`` (what the piece checks another way), plus ``extra``; None when a table
+        is not in the snapshot (``generations``: the piece is not kept)."""
+        kept = generations(self.start, (self.tables | set(also)) - set(without))
+        return None if kept is None else kept | self.extra
+
+
+@contextmanager
+def recording(key: str, user_id: int | None = None) -> Iterator[Recording | None]:
+    """Around the reads of a piece that may be kept under ``key`` (access checks included):
+    the snapshot taken first, then the tables read, collected as ``reading(user_id)`` does
+    (``user_id``, the viewer: a per-user table read only for them depends on their per-user
+    generations). Yields None, recording nothing, when ``key`` is empty (not to be kept)."""
+    if not key:
+        yield None
+        return
+    rec = Recording(key=key, start=snapshot(user_id))
+    with reading(user_id) as tables:
+        rec.tables = tables
+        yield rec
+
+
+class _Kept(Protocol):
+    @property
+    def generations(self) -> dict[str, str]: ...
+
+
+def kept[K: _Kept](key: str, kind: type[K]) -> K | None:
+    """The entry of type ``kind`` kept in the cache under ``key`` (its ``generations`` from
+    ``Recording.generations``) when none of them changed since, else None (nothing kept, an
+    entry of another type, or one that is old). Two cache round trips; none for an empty key."""
+    entry = cache.get(key) if key else None
+    if not isinstance(entry, kind) or not unchanged(entry.generations):
+        return None
+    return entry
