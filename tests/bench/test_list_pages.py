@@ -171,41 +171,29 @@ def test_every_list_at_full_size():
     }
     vacuum()
     print()
-    over = []
-    for name, (client, url) in pages.items():
-        ms, queries = _median_ms(client, url)
-        print(f"{name:45} {ms:8.1f} ms  {queries:3} queries  {url}")
-        key = "list_ms_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-        report.record(f"{name} [{queries} q]", ms, "ms", target=f"≤ {TARGET_MS:.0f} ms", key=key)
-        if ms > TARGET_MS:
-            over.append(name)
-    report.record(
-        "pages/API lists over 30 ms (500 chars, 60 days)",
-        len(over),
-        "",
-        target="0",
-        key="lists_over_30ms",
-    )
-    print("over 30 ms:", over or "none")
+    _measure(pages, "", "pages/API lists over 30 ms (500 chars, 60 days)", ("list", "lists"))
     # The same pages with nothing kept whole (each request renders, as the first read after
     # a write does): what a miss costs, printed beside the steady state above.
-    missed = []
     with override_settings(
         ESCENAS_VIEWER_PAGES=False, ESCENAS_API_ANSWERS=False, ESCENAS_API_PAGES=False
     ):
-        for name, (client, url) in pages.items():
-            ms, queries = _median_ms(client, url)
-            print(f"{name + ' (rendered)':45} {ms:8.1f} ms  {queries:3} queries")
-            key = "list_rendered_ms_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-            label = f"{name}, rendered [{queries} q]"
-            report.record(label, ms, "ms", target=f"≤ {TARGET_MS:.0f} ms", key=key)
-            if ms > TARGET_MS:
-                missed.append(name)
-    report.record(
-        "rendered (nothing kept) over 30 ms",
-        len(missed),
-        "",
-        target="0",
-        key="lists_rendered_over_30ms",
-    )
-    print("rendered over 30 ms:", missed or "none")
+        rendered = ("list_rendered", "lists_rendered")
+        _measure(pages, "rendered", "rendered (nothing kept) over 30 ms", rendered)
+
+
+def _measure(
+    pages: dict[str, tuple[Client, str]], how: str, total: str, keys: tuple[str, str]
+) -> None:
+    """Time every page, record each (key ``<keys[0]>_ms_<name>``) and how many are over the
+    target (``<keys[1]>_over_30ms``)."""
+    over = []
+    for name, (client, url) in pages.items():
+        ms, queries = _median_ms(client, url)
+        label = f"{name}, {how}" if how else name
+        print(f"{label:55} {ms:8.1f} ms  {queries:3} queries  {url}")
+        key = f"{keys[0]}_ms_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+        report.record(f"{label} [{queries} q]", ms, "ms", target=f"≤ {TARGET_MS:.0f} ms", key=key)
+        if ms > TARGET_MS:
+            over.append(name)
+    report.record(total, len(over), "", target="0", key=f"{keys[1]}_over_30ms")
+    print(f"{how or 'kept'}, over 30 ms:", over or "none")
