@@ -160,8 +160,12 @@ def stored_page(key: str) -> StoredPage | None:
     return table_writes.kept(key, StoredPage)
 
 
+Recording = table_writes.Recording
+"""What a kept page was read at (``nucleo.table_writes.Recording``, with the names generation)."""
+
+
 @contextmanager
-def recording(request: HttpRequest, key: str) -> Iterator[table_writes.Recording | None]:
+def recording(request: HttpRequest, key: str) -> Iterator[Recording | None]:
     """Around a render that may be kept under ``key``: ``nucleo.table_writes.recording`` for
     the signed-in viewer (their read markers and drafts by their per-user generations), with
     the names generation too (the post fragments the page takes from the cache show names).
@@ -174,7 +178,7 @@ def recording(request: HttpRequest, key: str) -> Iterator[table_writes.Recording
 
 def render_and_keep(
     request: HttpRequest,
-    rec: table_writes.Recording,
+    rec: Recording,
     template: str,
     context: dict[str, Any],
     fresh_key: str | None,

@@ -45,7 +45,6 @@ from escenas.combat_views import panel_context, post_amputation, post_declaratio
 from escenas.models import RollRequest, Scene
 from mundo import charts
 from mundo.access import access_campaign
-from nucleo import table_writes
 from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_message
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
@@ -250,7 +249,7 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 def _scene_detail(
-    request: HttpRequest, slug: str, pk: int, rec: table_writes.Recording | None
+    request: HttpRequest, slug: str, pk: int, rec: viewer_pages.Recording | None
 ) -> HttpResponse:
     access = scene_access.access_scene(request.user, pk, slug=slug, with_version=True)
     assert access.version is not None
