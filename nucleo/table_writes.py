@@ -15,8 +15,10 @@ Inside ``reading()`` the tables each ``SELECT`` names (``FROM``/``JOIN`` of a qu
 subqueries included) are collected; ``snapshot()`` taken before the reads gives the generations
 to keep with the piece (``generations``), and ``unchanged`` checks them on the way back.
 ``recording`` does both around a piece's reads (a ``Recording``), and ``kept`` finds a kept
-entry that is still right: the scene page, the lists and the API answers in ``escenas`` all
-keep their pieces this way, each adding its own key and what else its entry holds.
+entry that is still right: ``escenas.viewer_pages`` (the scene page, the scene list, diaries
+and the master's world page), ``escenas.api_answers`` (API lists) and ``escenas.api_pages``
+(the API's post pages) all keep their pieces this way, each adding its own key and what else
+its entry holds.
 
 **Per-user tables** (``per_user``: read markers, drafts: rows that only their user's pages show)
 have a generation per user besides the table's: a write whose users ``nucleo.user_rows`` can

@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from escenas import services
+from escenas import fragments, services
 from escenas.models import Draft, Post, Scene
 from mundo.models import Membership
 from nucleo import table_writes
@@ -125,6 +125,18 @@ def test_a_removed_membership_loses_the_page_at_once(story, player_b):
     assert not get(client, url)[2]
     Membership.objects.get(campaign=story.campaign, user=player_b).delete()
     assert client.get(url).status_code == 404
+
+
+def test_a_new_names_generation_alone_makes_the_kept_page_old(story, player_a):
+    """The page is kept with the names generation (its post fragments show names): bumped
+    with no row written, as a rename's signal does, the next read renders again."""
+    write(story, player_a, "Ana entra.")
+    client = client_for(player_a)
+    url = story.get_absolute_url()
+    warm(client, url)
+    assert not get(client, url)[2]
+    fragments.names_changed()
+    assert get(client, url)[2]
 
 
 def test_a_role_changed_by_update_reaches_the_page(story, player_b):

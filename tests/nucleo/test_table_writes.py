@@ -103,7 +103,10 @@ def test_a_recording_keeps_its_extra_keys_and_leaves_out_what_it_is_told(campaig
 
 
 def test_no_key_records_nothing_and_finds_nothing(campaign):
+    current = table_writes.generations(table_writes.snapshot(), ())
+    cache.set("", _Entry("x", current or {}), 60)  # a valid entry even under the empty key
     with table_writes.recording("") as rec:
         assert rec is None
+        assert table_writes._reads.get() is None  # no reads collected
         list(DiaryEntry.objects.all())
     assert table_writes.kept("", _Entry) is None
