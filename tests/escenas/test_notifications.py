@@ -161,7 +161,8 @@ def test_settings_each_digest_none(story, master, player_a, mailoutbox):
     assert notifications.digests_send() == 1
     assert outbox_deliver().sent == 1
     assert len(mailoutbox) == 1
-    digest = mailoutbox[0].body
+    # By line: the body's signed unsubscribe links are random text ("…yunoh4…" once).
+    digest = mailoutbox[0].body.splitlines()
     assert "dos" in digest and "tres" in digest and "uno" not in digest
     assert notifications.digests_send() == 0  # nothing new since
     notifications.preference_set_mode(user=player_a, mode="each")
