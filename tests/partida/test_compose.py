@@ -107,8 +107,10 @@ def test_the_start_script_runs_threaded_gunicorn_sized_from_the_environment():
     script = (ROOT / "scripts" / "run").read_text()
     assert os.access(ROOT / "scripts" / "run", os.X_OK)
     assert "--worker-class gthread" in script
-    assert '--workers "${WEB_WORKERS:-2}"' in script
-    assert '--threads "${WEB_THREADS:-8}"' in script
+    assert '--workers "${WEB_WORKERS:-4}"' in script
+    assert '--threads "${WEB_THREADS:-2}"' in script
+    assert '--keep-alive "${WEB_KEEPALIVE:-0}"' in script  # one busy process keeps no client
+    assert 'exec nice -n "${WORKER_NICE:-10}"' in script  # e-mails and ticks yield to requests
     assert "--scheduler partida.beat:HeartbeatScheduler" in script
 
 
