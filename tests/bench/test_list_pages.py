@@ -2,22 +2,28 @@
 
 The dataset, built once: 500 approved characters (one player holds them all, so their scene
 list has 500 diaries), 100 settlements with a shelter each (``test_tick.build_world``), 60 days
-run by the real tick (``partida.tick.advance_day``: 30 000 diary rows and the daily records),
-and a story scene with 1 000 posts with a roll each. Each page or list is fetched through
-Django's test client (DEBUG off, the configured cache) ``WARM`` times, then timed ``RUNS``
-times through the client's handler (the middleware and the view, as a server runs them,
-without the client's capture of every template context), each answer checked to be a 200;
-the median is printed beside the target (≤ 30 ms, issue 14) with its query count (captured
-on an untimed request), then again with nothing kept whole (``ESCENAS_VIEWER_PAGES``,
-``ESCENAS_API_ANSWERS`` and ``ESCENAS_API_PAGES`` off: what the first read after a write
-costs). ``VACUUM ANALYZE`` runs before the timed phase. It never fails on time; it fails
-when a page does not answer 200. The API throttles are raised above what it sends (its two
-passes fetch each API list ~40 times a minute as one user: it measures answers, not 429s).
+run by the real tick (``partida.tick.advance_day``: the diary rows and the daily records of
+every character while it lives; the one whose diary is measured, ``_the_diarist``, was kept
+supplied and lived all 60 days, which the benchmark checks), and a story scene with 1 000
+posts with a roll each, its newest-post columns set as ``services.post_create`` sets them.
+Each page or list is fetched through Django's test client (DEBUG off, the configured cache)
+``WARM`` times, then timed ``RUNS`` times through the client's handler (the middleware and the
+view, as a server runs them, without the client's capture of every template context), each
+answer checked to be a 200; the median is printed beside the target (≤ 30 ms, issue 14) with
+its query count (captured on an untimed request), then again with nothing kept whole
+(``ESCENAS_VIEWER_PAGES``, ``ESCENAS_API_ANSWERS`` and ``ESCENAS_API_PAGES`` off: what the
+first read after a write costs). ``VACUUM ANALYZE`` runs before the timed phase.
+``BENCH_LIST_PROFILE=<text>`` prints a cProfile of one more request of each page whose label
+contains the text. It never fails on time; it fails when a page does not answer 200. The API
+throttles are raised above what it sends (its two passes fetch each API list ~40 times a minute
+as one user: it measures answers, not 429s).
 """
 
 from __future__ import annotations
 
+import cProfile
 import os
+import pstats
 import re
 import statistics
 import time
@@ -41,16 +47,57 @@ RUNS = int(os.environ.get("BENCH_LIST_RUNS", "15"))
 TARGET_MS = 30.0
 
 
-def _story(campaign, master, player):
-    """A story scene with ``N_POSTS`` posts by the player's first character, each with an
-    action roll (bulk rows shaped as ``services.post_create`` writes them)."""
+DIARISTS = 10
+"""Characters kept supplied for the whole run; the longest-lived is the measured diarist."""
+
+
+def _supply_diarists(campaign):
+    """Give ``DIARISTS`` healthy characters in shelters with running water (``build_world``:
+    even positions; the first one it makes is diseased and infected, and died on day 7,
+    leaving a "60 days" diary of one row) food, water, paper and medicine for more than
+    ``N_DAYS`` days in their own inventories. Disease onset stays a roll each day (R10), so
+    which of them lives longest is the run's: ``_the_diarist`` picks it."""
+    from personajes.models import Character, InventoryItem, ItemType
+
+    characters = Character.objects.filter(campaign=campaign).order_by("pk")
+    chosen = [characters[i] for i in range(2, 200, 2) if i % 50 and i % 97][:DIARISTS]
+    supplies = {"Lata": 8 * N_DAYS, "Agua": 4 * N_DAYS, "Rollo": N_DAYS, "Dosis": 2 * N_DAYS}
+    types = {t.name: t for t in ItemType.objects.filter(campaign=campaign, name__in=supplies)}
+    for character in chosen:
+        for name, quantity in supplies.items():
+            InventoryItem.objects.update_or_create(
+                character=character, item_type=types[name], defaults={"quantity": quantity}
+            )
+    return chosen
+
+
+def _the_diarist(candidates):
+    """The candidate with the longest diary ("Ana", whose diary and rolls are measured); the
+    benchmark refuses to run when none lived all ``N_DAYS`` days."""
+    from django.db.models import Count
+
+    from personajes.models import Character
+
+    ana = (
+        Character.objects.filter(pk__in=[c.pk for c in candidates])
+        .annotate(days=Count("diary_entries"))
+        .order_by("-days", "pk")
+        .first()
+    )
+    assert ana is not None and ana.days == N_DAYS and ana.is_alive, (ana, ana and ana.days)
+    return ana
+
+
+def _story(campaign, master, player, ana):
+    """A story scene with ``N_POSTS`` posts by ``ana``, each with an action roll (bulk rows
+    shaped as ``services.post_create`` writes them, and the scene's newest-post columns set
+    as it sets them: the scene list reads them)."""
     from escenas import scenes
-    from escenas.models import Post, PostRoll
+    from escenas.models import Post, PostRoll, Scene, scene_last_posts
     from escenas.rendering import render_markdown
-    from personajes.models import Character, Roll, Trait
+    from personajes.models import Roll, Trait
     from reglas import ENGINE_VERSION
 
-    ana = Character.objects.filter(campaign=campaign).order_by("pk").first()
     scene = scenes.scene_create(
         campaign=campaign, master=master, title="Mil mensajes", participants=[ana]
     )
@@ -102,7 +149,10 @@ def _story(campaign, master, player):
     )
     links = [PostRoll(post=p, roll=r) for p, r in zip(posts, rolls, strict=True)]
     PostRoll.objects.bulk_create(links)
-    return scene, ana
+    Scene.objects.filter(pk=scene.pk).update(last_post_at=now, **scene_last_posts())
+    scene.refresh_from_db()
+    assert scene.last_post_id == posts[-1].pk
+    return scene
 
 
 def _build():
@@ -117,16 +167,18 @@ def _build():
     master = get_user_model().objects.create(username="maestra")
     Membership.objects.create(campaign=campaign, user=master, role="master")
     Membership.objects.create(campaign=campaign, user=player, role="player")
+    candidates = _supply_diarists(campaign)
     for _ in range(N_DAYS):
         result = advance_day(Campaign.objects.get(pk=campaign.pk))
         assert result.advanced, result
+    ana = _the_diarist(candidates)
     scenes.offtopic_scene_for(campaign)
     scenes.diaries_ensure(campaign=campaign)
-    scene, ana = _story(campaign, master, player)
+    scene = _story(campaign, master, player, ana)
     return Campaign.objects.get(pk=campaign.pk), master, player, scene, ana
 
 
-def _median_ms(client: Client, url: str) -> tuple[float, int]:
+def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, int]:
     for _ in range(WARM):
         response = client.get(url)
         assert response.status_code == 200, (url, response.status_code)
@@ -150,6 +202,12 @@ def _median_ms(client: Client, url: str) -> tuple[float, int]:
         response = client.handler(dict(environ))
         times.append((time.perf_counter() - start) * 1000)
         assert response.status_code == 200, (url, response.status_code)
+    if profile:
+        profiler = cProfile.Profile()
+        profiler.runcall(client.handler, dict(environ))
+        print(f"--- profile of {url} (BENCH_LIST_PROFILE)")
+        ours = r"partida|escenas|mundo|personajes|nucleo|template"
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(ours, 40)
     return statistics.median(times), len(counted)
 
 
@@ -210,8 +268,9 @@ def _measure(
     target (``<keys[1]>_over_30ms``)."""
     over = []
     for name, (client, url) in pages.items():
-        ms, queries = _median_ms(client, url)
         label = f"{name}, {how}" if how else name
+        wanted = os.environ.get("BENCH_LIST_PROFILE", "")
+        ms, queries = _median_ms(client, url, profile=bool(wanted) and wanted in label)
         print(f"{label:55} {ms:8.1f} ms  {queries:3} queries  {url}")
         key = f"{keys[0]}_ms_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
         report.record(f"{label} [{queries} q]", ms, "ms", target=f"≤ {TARGET_MS:.0f} ms", key=key)
