@@ -10,6 +10,7 @@ links and forms; the htmx attributes only avoid the reload).
 from __future__ import annotations
 
 import datetime
+import hashlib
 from typing import Any
 
 from django.contrib import messages
@@ -18,8 +19,10 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -28,6 +31,7 @@ from escenas import access as scene_access
 from escenas import (
     combat,
     forms,
+    fragments,
     joining,
     notifications,
     npcs,
@@ -49,7 +53,7 @@ from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from nucleo.users import AuthenticatedHttpRequest
-from personajes.models import Trait
+from personajes.models import DiaryEntry, Trait
 
 SCENE_TEMPLATE = "escenas/scene_detail.html"
 
@@ -107,7 +111,9 @@ def _post_form(
 
 
 def _diary_context(scene: Scene) -> dict[str, Any]:
-    """The R25 table and chart of a diary scene (empty while the diary table does not exist)."""
+    """The R25 table and chart of a diary scene (empty while the diary table does not exist):
+    ``diary_entries``, ``diary_record`` (the cards and table, from ``diary_record()``) and
+    ``diary_chart``."""
     if scene.kind != Scene.Kind.DIARY or scene.diary_character is None:
         return {}
     entries = selectors.diary_entries(scene.diary_character)
@@ -133,7 +139,30 @@ def _diary_context(scene: Scene) -> dict[str, Any]:
                 (_("Penalty"), "penalty", [max(0, e.penalty_total) for e in entries]),
             ],
         )
-    return {"diary_entries": entries, "diary_chart": chart}
+    return {"diary_entries": entries, "diary_record": diary_record(entries), "diary_chart": chart}
+
+
+DIARY_RECORD_TEMPLATE = "escenas/_diary_record.html"
+
+
+def diary_record(entries: list[DiaryEntry]) -> str:
+    """The diary's record of ``entries`` (``selectors.diary_entries``: cards and table, HTML),
+    rendered once and kept in the cache under everything it shows: every column of every row
+    and its sleep reason, with the language, time zone and code's stamp
+    (``escenas.fragments.versioned_key``). Rows change only when the tick adds a day (or the
+    admin edits one), and each such change is a new key. Rendering it was two thirds of a
+    diary page's render (14 days, each shown as a card and as a table row)."""
+    columns = [f.attname for f in DiaryEntry._meta.concrete_fields]
+    shown = [
+        (*(getattr(e, name) for name in columns), getattr(e, "sleep_reason", "")) for e in entries
+    ]
+    digest = hashlib.sha256(repr(shown).encode()).hexdigest()[:32]
+    key = fragments.versioned_key("diary-record", digest)
+    html = fragments.cached_value(key)
+    if html is None:
+        html = render_to_string(DIARY_RECORD_TEMPLATE, {"diary_entries": entries})
+        fragments.store_value(key, html)
+    return mark_safe(html)  # rendered by our own autoescaping template
 
 
 def _scene_context(

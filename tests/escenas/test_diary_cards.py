@@ -48,3 +48,33 @@ def test_the_stylesheet_shows_cards_on_a_phone_and_the_table_wider_and_on_paper(
     assert ".diary-cards { display: none; }" in wide and ".diary-wide { display: block; }" in wide
     printed = css[css.index("@media print") :]
     assert ".diary-cards { display: none !important; }" in printed
+
+
+def test_the_record_is_rendered_once_and_rendered_again_when_a_row_changes(
+    char_a, player_a, settings
+):
+    # The record (cards and table) was two thirds of a diary page's render; it is kept under
+    # every value it shows, so a changed row (the admin's edit, here) is a new render. The
+    # whole page is not kept here, so every request renders it and reaches the record.
+    from unittest import mock
+
+    from django.template import loader
+
+    from escenas import views
+
+    DiaryEntry.objects.bulk_create([diary_entry(char_a, 5, kcal_eaten=1234)])
+    url = scenes.diary_scene_for(char_a).get_absolute_url()
+    client = client_for(player_a)
+    settings.ESCENAS_VIEWER_PAGES = False
+    real = loader.render_to_string
+    with mock.patch.object(views, "render_to_string", wraps=real) as rendered:
+        first = client.get(url).content.decode()
+        second = client.get(url).content.decode()
+        records = [c for c in rendered.call_args_list if c.args[0] == views.DIARY_RECORD_TEMPLATE]
+        assert len(records) == 1  # the second page read the kept record
+        assert "1234 /" in first and "1234 /" in second
+        DiaryEntry.objects.filter(character=char_a, day=5).update(kcal_eaten=987)
+        third = client.get(url).content.decode()
+        records = [c for c in rendered.call_args_list if c.args[0] == views.DIARY_RECORD_TEMPLATE]
+        assert len(records) == 2
+    assert "987 /" in third and "1234 /" not in third
