@@ -14,9 +14,9 @@ its query count (captured on an untimed request), then again with nothing kept w
 (``ESCENAS_VIEWER_PAGES``, ``ESCENAS_API_ANSWERS`` and ``ESCENAS_API_PAGES`` off: what the
 first read after a write costs). ``VACUUM ANALYZE`` runs before the timed phase.
 ``BENCH_LIST_PROFILE=<text>`` prints a cProfile of one more request of each page whose label
-contains the text. It never fails on time; it fails when a page does not answer 200. The API
-throttles are raised above what it sends (its two passes fetch each API list ~40 times a minute
-as one user: it measures answers, not 429s).
+contains the text, and the slowest queries of another. It never fails on time; it fails when a
+page does not answer 200. The API throttles are raised above what it sends (its two passes
+fetch each API list ~40 times a minute as one user: it measures answers, not 429s).
 """
 
 from __future__ import annotations
@@ -208,6 +208,20 @@ def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, 
         print(f"--- profile of {url} (BENCH_LIST_PROFILE)")
         ours = r"partida|escenas|mundo|personajes|nucleo|template"
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(ours, 40)
+        timed: list[tuple[float, str]] = []
+
+        def clock(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+            start = time.perf_counter()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                timed.append(((time.perf_counter() - start) * 1000, sql))
+
+        with connection.execute_wrapper(clock):
+            client.handler(dict(environ))
+        print(f"--- its {len(timed)} queries, slowest first (ms, with fetching the rows)")
+        for ms, sql in sorted(timed, reverse=True)[:6]:
+            print(f"{ms:7.2f}  {sql[:400]}")
     return statistics.median(times), len(counted)
 
 
