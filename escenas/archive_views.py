@@ -40,8 +40,7 @@ def campaign_archive(request: HttpRequest, slug: str) -> HttpResponse:
     missing diaries on first read."""
     campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
     if viewer.is_member:  # as the scene list: the off-topic scene and the diaries exist
-        scenes.offtopic_scene_for(campaign)
-        scenes.diaries_ensure(campaign=campaign)
+        scenes.list_scenes_ensure(campaign=campaign)
     html = html_archive.archive_html(
         campaign=campaign,
         viewer=viewer,

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
 from escenas.models import (
@@ -158,6 +159,26 @@ def diary_scene_for(character: Character) -> Scene:
             )
     except IntegrityError:
         return Scene.objects.get(diary_character=character)
+
+
+def list_scenes_ensure(*, campaign: Campaign) -> None:
+    """The scenes a member's scene list makes on first read: the off-topic scene
+    (``offtopic_scene_for``) and the characters' missing diaries (``diaries_ensure``). One
+    query when neither is missing (both checks in one SELECT), the creators' own otherwise.
+    Idempotent and safe to run twice at once, as they are."""
+    offtopic = Scene.objects.filter(campaign=OuterRef("pk"), kind=Scene.Kind.OFFTOPIC)
+    undiaried = Character.objects.filter(campaign=OuterRef("pk"), diary_scene__isnull=True)
+    found = (
+        Campaign.objects.filter(pk=campaign.pk)
+        .annotate(has_offtopic=Exists(offtopic), missing_diary=Exists(undiaried))
+        .values_list("has_offtopic", "missing_diary")
+        .first()
+    )
+    has_offtopic, missing_diary = found if found is not None else (False, True)
+    if not has_offtopic:
+        offtopic_scene_for(campaign)
+    if missing_diary:
+        diaries_ensure(campaign=campaign)
 
 
 def diaries_ensure(*, campaign: Campaign) -> int:

@@ -53,6 +53,7 @@ from escenas.models import (
 from escenas.post_queries import post_prefetches, reply_annotations, revision_count
 from escenas.rendering import plain_text, snippet
 from mundo.models import Campaign
+from nucleo.urls import url_maker
 from nucleo.users import AnyUser
 from personajes.access import CharacterViewer
 from personajes.access import member_viewers as member_viewers  # read by the services
@@ -252,9 +253,11 @@ def posts_changed(access: SceneAccess, *, up_to: int, since: Any) -> list[PostVi
 
 @dataclass(frozen=True, slots=True)
 class SceneRow:
-    """A scene of the list with the viewer's unread count and the last post they may see."""
+    """A scene of the list with its address, the viewer's unread count and the last post they
+    may see (its id, speaker, time and HTML only: what the row shows)."""
 
     scene: Scene
+    url: str
     unread: int
     last_post: Post | None
 
@@ -335,17 +338,25 @@ def _last_visible_id(scene: Scene, viewer: CharacterViewer) -> int:
     return max(scene.last_public_post_id, getattr(scene, "my_whisper_id", None) or 0)
 
 
-def scene_rows(scenes: Iterable[Scene], viewer: CharacterViewer) -> list[SceneRow]:
-    """The rows of a page of ``scene_list``: each scene with its unread count and the newest
-    post ``viewer`` may see (one query for those posts; the participants come prefetched with
-    the page)."""
+def scene_rows(
+    scenes: Iterable[Scene], viewer: CharacterViewer, campaign: Campaign
+) -> list[SceneRow]:
+    """The rows of a page of ``scene_list`` (scenes of ``campaign``): each scene with its
+    address (one ``reverse`` for the page), its unread count and the newest post ``viewer``
+    may see (one query for those posts, the columns a row shows; the participants come
+    prefetched with the page)."""
     scenes = list(scenes)
     last_ids = {s.pk: _last_visible_id(s, viewer) for s in scenes}
     wanted = [pk for pk in last_ids.values() if pk]
-    last_posts = {p.pk: p for p in Post.objects.filter(pk__in=wanted)} if wanted else {}
+    shown = ("id", "speaker_name", "created_at", "body_html")
+    last_posts = (
+        {p.pk: p for p in Post.objects.filter(pk__in=wanted).only(*shown)} if wanted else {}
+    )
+    url_of = url_maker("escenas:scene", "pk", slug=campaign.slug)
     return [
         SceneRow(
             scene=s,
+            url=url_of(s.pk),
             unread=getattr(s, "unread_count", 0) or 0,
             last_post=last_posts.get(last_ids[s.pk]),
         )

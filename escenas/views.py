@@ -17,6 +17,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -53,7 +54,7 @@ from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from nucleo.users import AuthenticatedHttpRequest
-from personajes.models import DiaryEntry, Trait
+from personajes.models import Character, DiaryEntry, Trait
 
 SCENE_TEMPLATE = "escenas/scene_detail.html"
 
@@ -242,14 +243,25 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
     with viewer_pages.recording(request, list_key) as rec:
         campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
         if viewer.is_member:
-            scenes.offtopic_scene_for(campaign)
-            scenes.diaries_ensure(campaign=campaign)
-        paginator = Paginator(selectors.scene_list(campaign, viewer), selectors.SCENE_LIST_SIZE)
+            scenes.list_scenes_ensure(campaign=campaign)
+        # The page shows the participants' names only, and no diary's character: the list's
+        # own prefetches (what ``scene_access`` reads, the API's) are not needed here.
+        names = Character.objects.only("id", "name").order_by("name")
+        listed = (
+            selectors.scene_list(campaign, viewer)
+            .select_related(None)
+            .prefetch_related(None)
+            .prefetch_related(Prefetch("participants", queryset=names))
+        )
+        paginator = Paginator(listed, selectors.SCENE_LIST_SIZE)
         page = paginator.get_page(request.GET.get("page"))
+        shown = list(page.object_list)
+        for scene in shown:
+            scene.campaign = campaign  # read once, by the access check
         context = {
             "campaign": campaign,
             "viewer": viewer,
-            "rows": selectors.scene_rows(page.object_list, viewer),
+            "rows": selectors.scene_rows(shown, viewer, campaign),
             "page": page,
             "search_form": forms.SearchForm(),
         }

@@ -150,7 +150,7 @@ def test_scene_list_is_the_scene_serializers(campaign, master, player_a, player_
         found, viewer = access_campaign(who, slug=campaign.slug)
         viewer = with_characters(found, viewer)
         page = list(selectors.scene_list(found, viewer)[:50])
-        rows = selectors.scene_rows(page, viewer)
+        rows = selectors.scene_rows(page, viewer, found)
         expected = as_json(SceneSerializer(rows, many=True, context={"viewer": viewer}).data)
         assert body["results"] == expected
         first = body["results"][0]

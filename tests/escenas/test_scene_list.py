@@ -37,7 +37,7 @@ def story_rows(campaign, user) -> list[tuple[str, str]]:
     page = selectors.scene_list(campaign, viewer)[: selectors.SCENE_LIST_SIZE]
     return [
         (row.scene.title, row.last_post.body if row.last_post else "")
-        for row in selectors.scene_rows(page, viewer)
+        for row in selectors.scene_rows(page, viewer, campaign)
         if row.scene.kind == Scene.Kind.STORY
     ]
 
@@ -91,3 +91,17 @@ def test_migration_fills_existing_scenes(story, master, player_a, char_a):
     Scene.objects.update(**scene_last_posts(exact=True))
     assert stored(story) == (whisper.pk, public.pk)
     assert Post.objects.filter(scene=story).count() == 2
+
+
+def test_the_list_makes_the_off_topic_scene_and_missing_diaries_once_and_then_checks_in_one_query(
+    campaign, char_a, django_assert_num_queries
+):
+    scenes.list_scenes_ensure(campaign=campaign)
+    assert Scene.objects.filter(campaign=campaign, kind=Scene.Kind.OFFTOPIC).count() == 1
+    assert Scene.objects.get(diary_character=char_a).kind == Scene.Kind.DIARY
+    with django_assert_num_queries(1):  # both checks, nothing to make
+        scenes.list_scenes_ensure(campaign=campaign)
+    Scene.objects.filter(diary_character=char_a).delete()
+    scenes.list_scenes_ensure(campaign=campaign)  # a diary lost is made again, only it
+    assert Scene.objects.filter(diary_character=char_a).count() == 1
+    assert Scene.objects.filter(campaign=campaign, kind=Scene.Kind.OFFTOPIC).count() == 1
