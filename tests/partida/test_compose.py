@@ -110,6 +110,7 @@ def test_the_start_script_runs_threaded_gunicorn_sized_from_the_environment():
     assert '--workers "${WEB_WORKERS:-4}"' in script
     assert '--threads "${WEB_THREADS:-2}"' in script
     assert '--keep-alive "${WEB_KEEPALIVE:-0}"' in script  # one busy process keeps no client
+    assert "--preload" in script  # loaded and warmed once, before the fork: every process ready
     assert 'exec nice -n "${WORKER_NICE:-10}"' in script  # e-mails and ticks yield to requests
     assert "--scheduler partida.beat:HeartbeatScheduler" in script
 
