@@ -169,7 +169,16 @@ def code_stamp() -> str:
     return hashlib.sha256(repr(stamps).encode()).hexdigest()[:16]
 
 
-CODE_FOLDERS = ("escenas", "personajes", "mundo", "nucleo", "partida", "templates", "locale")
+CODE_FOLDERS = (
+    "escenas",
+    "personajes",
+    "mundo",
+    "nucleo",
+    "partida",
+    "reglas",  # the tables pieces show (a sky's name: reglas.tables.DEFAULT_WEATHER)
+    "templates",
+    "locale",
+)
 
 
 def cached_value(key: str) -> Any:
@@ -177,9 +186,10 @@ def cached_value(key: str) -> Any:
     return cache.get(key)
 
 
-def store_value(key: str, value: Any) -> None:
-    """Keep a rendered piece (HTML with placeholders, and what it needs to be written out)."""
-    cache.set(key, value, FRAGMENT_TTL)
+def store_value(key: str, value: Any, ttl: int = FRAGMENT_TTL) -> None:
+    """Keep a rendered piece (HTML with placeholders, and what it needs to be written out) for
+    ``ttl`` seconds (``FRAGMENT_TTL`` unless told)."""
+    cache.set(key, value, ttl)
 
 
 def fill(html: str, *, csrf_token: Any = None, now_ts: Any = None, nonce: Any = None) -> str:

@@ -144,6 +144,9 @@ def _diary_context(scene: Scene) -> dict[str, Any]:
 
 
 DIARY_RECORD_TEMPLATE = "escenas/_diary_record.html"
+DIARY_RECORD_TTL = 26 * 3600
+"""Seconds a diary's record is kept: a day and a bit, since the next tick makes it another key
+(about 36 KB each at 14 days: a week's would pile up in Redis)."""
 
 
 def diary_record(entries: list[DiaryEntry]) -> str:
@@ -162,7 +165,7 @@ def diary_record(entries: list[DiaryEntry]) -> str:
     html = fragments.cached_value(key)
     if html is None:
         html = render_to_string(DIARY_RECORD_TEMPLATE, {"diary_entries": entries})
-        fragments.store_value(key, html)
+        fragments.store_value(key, html, DIARY_RECORD_TTL)
     return mark_safe(html)  # rendered by our own autoescaping template
 
 

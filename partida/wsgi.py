@@ -23,9 +23,10 @@ _API_CLASSES = (
 def warm_up() -> None:
     """Load, as the process starts, what its first request would load: the URLconf with every
     view module it imports, the API's authentication, throttle, parser and renderer classes, the
-    cache clients (Redis: its library and connection pool; it connects on first use), the
-    session and message back ends, and each language's translation catalogue. No query is made
-    and nothing is cached.
+    cache back ends' client libraries (Redis; Django keeps its cache objects per thread, so the
+    request threads make their own, and nothing connects here), the session and message back
+    ends, and each language's translation catalogue. No query is made, no connection opened and
+    nothing cached.
 
     Without it the first request of every gunicorn process paid about 0.5 s of imports on this
     2-core machine: with four or more processes started together, the first players after a

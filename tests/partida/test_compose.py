@@ -98,6 +98,7 @@ def test_the_environment_holds_every_production_variable():
         for name in ("EMAIL_HOST", "EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD"):
             assert name in env, (app, name)
         assert int(env["WEB_WORKERS"]) >= 1 and int(env["WEB_THREADS"]) >= 2
+        assert env["WEB_KEEPALIVE"] == "0" and env["WORKER_NICE"] == "0"
         assert int(env["WORKER_CONCURRENCY"]) >= 1
     # SECRET_KEY has no default: compose refuses to start without it.
     assert SERVICES["web"]["environment"]["SECRET_KEY"].startswith("${SECRET_KEY:?")
@@ -111,7 +112,8 @@ def test_the_start_script_runs_threaded_gunicorn_sized_from_the_environment():
     assert '--threads "${WEB_THREADS:-2}"' in script
     assert '--keep-alive "${WEB_KEEPALIVE:-0}"' in script  # one busy process keeps no client
     assert "--preload" in script  # loaded and warmed once, before the fork: every process ready
-    assert 'exec nice -n "${WORKER_NICE:-10}"' in script  # e-mails and ticks yield to requests
+    # Not niced unless asked: the tick and the fan-out hold campaign locks requests wait on.
+    assert 'exec nice -n "${WORKER_NICE:-0}"' in script
     assert "--scheduler partida.beat:HeartbeatScheduler" in script
 
 

@@ -7,13 +7,20 @@ import sys
 
 # Run in a fresh interpreter: the suite's own process imported all of it long ago.
 PROBE = """
-import json, sys
+import json, socket, sys, threading
+connects = []
+real_connect = socket.socket.connect
+def spy(self, address):
+    connects.append(str(address))
+    return real_connect(self, address)
+socket.socket.connect = spy
 before = set(sys.modules)
 import partida.wsgi
 from django.db import connections
 from django.test import Client
 loaded = set(sys.modules) - before
 opened = [alias for alias in connections if connections[alias].connection is not None]
+opened += connects + [t.name for t in threading.enumerate() if t is not threading.main_thread()]
 response = Client(SERVER_NAME="127.0.0.1").get("/salud/")
 first_request = sorted(set(sys.modules) - before - loaded)
 print(json.dumps({"loaded": sorted(loaded), "opened": opened, "status": response.status_code,
@@ -26,6 +33,7 @@ def test_importing_the_wsgi_module_loads_the_views_and_back_ends_and_opens_no_co
     # 2-3 s after a restart); the module now pays it at start, with no query.
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "partida.settings"}
     env.pop("DATABASE_URL", None)  # SQLite: the check below holds on either database
+    env["REDIS_URL"] = "redis://127.0.0.1:1/0"  # the Redis back end, at a port nothing serves
     result = subprocess.run(
         [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120
     )
@@ -40,7 +48,7 @@ def test_importing_the_wsgi_module_loads_the_views_and_back_ends_and_opens_no_co
         "django.contrib.messages.storage.fallback",
     )
     assert [m for m in wanted if m not in out["loaded"]] == []
-    assert out["opened"] == []  # nothing connected before the first request
+    assert out["opened"] == []  # no database, no socket, no thread before the first request
     assert out["status"] == 200
     # What the first request still imports: none of the project's modules and none of Django's.
     assert [m for m in out["first_request"] if m.split(".")[0] in {
