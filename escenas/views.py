@@ -10,7 +10,6 @@ links and forms; the htmx attributes only avoid the reload).
 from __future__ import annotations
 
 import datetime
-import hashlib
 from typing import Any
 
 from django.contrib import messages
@@ -20,10 +19,8 @@ from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -31,8 +28,8 @@ from django.views.decorators.vary import vary_on_headers
 from escenas import access as scene_access
 from escenas import (
     combat,
+    diary_page,
     forms,
-    fragments,
     joining,
     notifications,
     npcs,
@@ -48,13 +45,12 @@ from escenas import (
 from escenas.combat_selectors import combat_views
 from escenas.combat_views import panel_context, post_amputation, post_declaration
 from escenas.models import RollRequest, Scene
-from mundo import charts
 from mundo.access import access_campaign
 from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_message
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from nucleo.users import AuthenticatedHttpRequest
-from personajes.models import Character, DiaryEntry, Trait
+from personajes.models import Character, Trait
 
 SCENE_TEMPLATE = "escenas/scene_detail.html"
 
@@ -111,64 +107,6 @@ def _post_form(
     return form
 
 
-def _diary_context(scene: Scene) -> dict[str, Any]:
-    """The R25 table and chart of a diary scene (empty while the diary table does not exist):
-    ``diary_entries``, ``diary_record`` (the cards and table, from ``diary_record()``) and
-    ``diary_chart``."""
-    if scene.kind != Scene.Kind.DIARY or scene.diary_character is None:
-        return {}
-    entries = selectors.diary_entries(scene.diary_character)
-    if not entries:
-        return {"diary_entries": entries}
-    days = [e.day for e in entries]
-    chart = None
-    if len(entries) >= 2:
-        chart = charts.line_chart(
-            title=_("Counters and action penalty of %(name)s")
-            % {"name": scene.diary_character.name},
-            description=_(
-                "Days of hunger, thirst, fatigue and without hygiene, and the action penalty "
-                "(points), for days %(first)s–%(last)s. The same numbers are in the table."
-            )
-            % {"first": days[0], "last": days[-1]},
-            xs=days,
-            series=[
-                (_("Hunger"), "hunger", [e.hunger_days for e in entries]),
-                (_("Thirst"), "thirst", [e.thirst_days for e in entries]),
-                (_("Fatigue"), "fatigue", [e.fatigue_days for e in entries]),
-                (_("Without hygiene"), "unhygienic", [e.unhygienic_days for e in entries]),
-                (_("Penalty"), "penalty", [max(0, e.penalty_total) for e in entries]),
-            ],
-        )
-    return {"diary_entries": entries, "diary_record": diary_record(entries), "diary_chart": chart}
-
-
-DIARY_RECORD_TEMPLATE = "escenas/_diary_record.html"
-DIARY_RECORD_TTL = 26 * 3600
-"""Seconds a diary's record is kept: a day and a bit, since the next tick makes it another key
-(about 36 KB each at 14 days: a week's would pile up in Redis)."""
-
-
-def diary_record(entries: list[DiaryEntry]) -> str:
-    """The diary's record of ``entries`` (``selectors.diary_entries``: cards and table, HTML),
-    rendered once and kept in the cache under everything it shows: every column of every row
-    and its sleep reason, with the language, time zone and code's stamp
-    (``escenas.fragments.versioned_key``). Rows change only when the tick adds a day (or the
-    admin edits one), and each such change is a new key. Rendering it was two thirds of a
-    diary page's render (14 days, each shown as a card and as a table row)."""
-    columns = [f.attname for f in DiaryEntry._meta.concrete_fields]
-    shown = [
-        (*(getattr(e, name) for name in columns), getattr(e, "sleep_reason", "")) for e in entries
-    ]
-    digest = hashlib.sha256(repr(shown).encode()).hexdigest()[:32]
-    key = fragments.versioned_key("diary-record", digest)
-    html = fragments.cached_value(key)
-    if html is None:
-        html = render_to_string(DIARY_RECORD_TEMPLATE, {"diary_entries": entries})
-        fragments.store_value(key, html, DIARY_RECORD_TTL)
-    return mark_safe(html)  # rendered by our own autoescaping template
-
-
 def _scene_context(
     request: HttpRequest,
     access: scene_access.SceneAccess,
@@ -211,7 +149,7 @@ def _scene_context(
         "now_ts": timezone.now().timestamp(),
         "feed_url": _feed_url(request, scene),
         "scene_mode": notifications.scene_mode_of(user=request.user, scene=scene),
-        **_diary_context(scene),
+        **diary_page.diary_context(scene),
         **(panel_context(access) if scene.kind == Scene.Kind.STORY else {}),
     }
 

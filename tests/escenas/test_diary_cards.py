@@ -60,21 +60,22 @@ def test_the_record_is_rendered_once_and_rendered_again_when_a_row_changes(
 
     from django.template import loader
 
-    from escenas import views
+    from escenas import diary_page
 
     DiaryEntry.objects.bulk_create([diary_entry(char_a, 5, kcal_eaten=1234)])
     url = scenes.diary_scene_for(char_a).get_absolute_url()
     client = client_for(player_a)
     settings.ESCENAS_VIEWER_PAGES = False
+    record = diary_page.DIARY_RECORD_TEMPLATE
     real = loader.render_to_string
-    with mock.patch.object(views, "render_to_string", wraps=real) as rendered:
+    with mock.patch.object(diary_page, "render_to_string", wraps=real) as rendered:
         first = client.get(url).content.decode()
         second = client.get(url).content.decode()
-        records = [c for c in rendered.call_args_list if c.args[0] == views.DIARY_RECORD_TEMPLATE]
+        records = [c for c in rendered.call_args_list if c.args[0] == record]
         assert len(records) == 1  # the second page read the kept record
         assert "1234 /" in first and "1234 /" in second
         DiaryEntry.objects.filter(character=char_a, day=5).update(kcal_eaten=987)
         third = client.get(url).content.decode()
-        records = [c for c in rendered.call_args_list if c.args[0] == views.DIARY_RECORD_TEMPLATE]
+        records = [c for c in rendered.call_args_list if c.args[0] == record]
         assert len(records) == 2
     assert "987 /" in third and "1234 /" not in third
