@@ -407,26 +407,32 @@ def scene_is_public(scene: Scene) -> bool:
 def scene_participant_users(
     scene: Scene, memberships: Sequence[Membership] | None = None
 ) -> list[Any]:
-    """The users a new post in the scene notifies: those who may post in it (story: master and
-    players of participating characters; off-topic: every member; diary: its player and the
-    master; notes: the master). One query for members (none when ``memberships``, the
-    campaign's memberships with their users, is given) plus the participants (prefetched)."""
+    """The users a new post in the scene notifies (``scene_participant_ids``), in that order.
+    One query for members (none when ``memberships``, the campaign's memberships with their
+    users, is given) plus the participants (prefetched)."""
     if memberships is None:
         memberships = list(
             Membership.objects.filter(campaign_id=scene.campaign_id).select_related("user")
         )
-    masters = [m.user for m in memberships if is_master_role(m.role)]
-    if scene.kind == Scene.Kind.OFFTOPIC:
-        return [m.user for m in memberships]
-    if scene.kind == Scene.Kind.NOTES:
-        return masters
+    users = {m.user_id: m.user for m in memberships}
     players = {c.player_id for c in scene_characters(scene)}
-    member_ids = {m.user_id for m in memberships}
-    return masters + [
-        m.user
-        for m in memberships
-        if m.user_id in players and m.user_id in member_ids and not is_master_role(m.role)
-    ]
+    members = [(m.user_id, m.role) for m in memberships]
+    return [users[pk] for pk in scene_participant_ids(scene.kind, players, members)]
+
+
+def scene_participant_ids(
+    kind: str, players: set[int], members: Sequence[tuple[int, str]]
+) -> list[int]:
+    """The ids of the users a new post in a scene of ``kind`` notifies: those who may post in
+    it (story: the masters, then the players among ``players``, the players of its characters;
+    off-topic: every member; diary: the master, then its player; notes: the masters), from the
+    campaign's ``members`` as (user id, role) pairs, in their order. No query."""
+    masters = [pk for pk, role in members if is_master_role(role)]
+    if kind == Scene.Kind.OFFTOPIC:
+        return [pk for pk, _role in members]
+    if kind == Scene.Kind.NOTES:
+        return masters
+    return masters + [pk for pk, role in members if pk in players and not is_master_role(role)]
 
 
 # --- Posts ------------------------------------------------------------------------------------

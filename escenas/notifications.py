@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import secrets
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -21,14 +22,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Prefetch, Value
+from django.db.models import Prefetch, Value
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from escenas import selectors
-from escenas.first_notice import first_notices
+from escenas import post_audience, selectors
+from escenas.first_notice import first_notices, may_be_told, notice_markers
 from escenas.models import (
     NotificationPreference,
     Post,
@@ -37,12 +38,12 @@ from escenas.models import (
     Scene,
     new_feed_token,
 )
+from escenas.post_audience import players_of_the_dead
 from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound, ServiceError
 from nucleo.mail import message_new, outbox_enqueue, outbox_withdraw
 from nucleo.models import OutboxMessage
 from nucleo.readers import as_reader, reader_of
-from personajes.models import Character
 
 UNSUBSCRIBE_SALT = "escenas.unsubscribe"
 
@@ -149,7 +150,9 @@ def post_recipients(post: Post) -> list[tuple[Any, selectors.PostView]]:
 
 
 def _recipients_by_post(
-    posts: Sequence[Post], scene_modes: dict[tuple[int, int], str] | None = None
+    posts: Sequence[Post],
+    scene_modes: dict[tuple[int, int], str] | None = None,
+    only: set[tuple[int, int]] | None = None,
 ) -> dict[int, list[tuple[Any, selectors.PostView]]]:
     """``post_recipients`` of many posts at once, keyed by post id: the scene's participants,
     the members mentioned (``_told_about``) and the members who follow the scene
@@ -157,7 +160,8 @@ def _recipients_by_post(
     the number of posts (the campaigns' members with their users and reader settings, their
     characters, the scenes' follows when not given); the posts come from ``_posts_for_mail``
     (scene, campaign, participants, whisper recipients and mentions loaded). The permission
-    check is the page's: ``scene_access`` and ``post_visible_to``."""
+    check is the page's: ``scene_access`` and ``post_visible_to``. ``only``: the (post id,
+    user id) pairs to check, the others left out (None: all)."""
     memberships = selectors.campaign_memberships({p.scene.campaign_id for p in posts})
     viewers = selectors.member_viewers(memberships)
     if scene_modes is None:
@@ -176,6 +180,8 @@ def _recipients_by_post(
         ]
         for user in users:
             if user.pk == post.author_id or not user.is_active or not user.email:
+                continue
+            if only is not None and (post.pk, user.pk) not in only:
                 continue
             viewer = viewers.get((scene.campaign_id, user.pk))
             if viewer is None:
@@ -230,46 +236,71 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
     is not told again (``first_notice``). Each e-mail in its reader's language and time zone
     (``nucleo.readers``). ``PostNotification`` rows (unique per post and user) record who was
     told: a second call for the same posts queues nothing. The caller holds the campaign lock
-    (a post's transaction, or ``post_fanout``). Returns how many e-mails were queued. A
-    constant number of queries whatever the number of posts (the tick writes one diary post
-    per character): ``_posts_for_mail``, ``_recipients_by_post`` (with the scenes' follows and
-    mutes: 1), the recipients' settings and mutes (2), what was queued already (1), the read
-    markers (2), the inserts (2).
+    (a post's transaction, or ``post_fanout``). Returns how many e-mails were queued.
+
+    The audience is narrowed first on plain rows (``post_audience``): the posts' scenes,
+    mentions, members and participants (4 queries), the scenes' follows and mutes (1), the
+    readers' settings and mutes (2), their characters (1, and the follows of players of
+    the dead when there are some: 1), what was queued already (1) and the markers (1). Only
+    the pairs left are loaded (``_posts_for_mail``, ``_recipients_by_post`` without the
+    follows: 7), checked and written (the markers' upsert, the inserts: 3). A constant
+    number of queries whatever the number of posts (the tick writes one diary post per
+    character); 10 when nobody is left to tell, the common case in a busy scene.
     """
-    posts = _posts_for_mail(post_ids)
-    scene_modes = scene_modes_of({p.scene_id for p in posts})
-    recipients = _recipients_by_post(posts, scene_modes)
-    user_ids = {u.pk for rows in recipients.values() for u, _v in rows}
+    heads = post_audience.post_heads(post_ids)
+    scene_modes = scene_modes_of({h.scene_id for h in heads})
+    follows = {key for key, mode in scene_modes.items() if mode == FOLLOW}
+    followers: dict[int, list[int]] = defaultdict(list)
+    for user_id, scene_id in sorted(follows):
+        followers[scene_id].append(user_id)
+    pairs = [
+        (head, user_id)
+        for head in heads
+        for user_id in dict.fromkeys(head.audience + tuple(followers[head.scene_id]))
+        if user_id != head.author_id
+    ]
+    user_ids = {user_id for _h, user_id in pairs}
     if not user_ids:
         return 0
-    modes, muted = _settings_of(user_ids)
-    muted |= players_of_the_dead(user_ids, {p.scene.campaign_id for p in posts})
+    modes, muted = post_audience.settings_of(user_ids)
+    muted |= players_of_the_dead(user_ids, {h.campaign_id for h in heads})
     each = NotificationPreference.Mode.EACH
 
-    def wants(user: Any, post: Post) -> bool:
-        by_scene = scene_modes.get((user.pk, post.scene_id))
+    def wants(user_id: int, head: post_audience.PostHead) -> bool:
+        by_scene = scene_modes.get((user_id, head.scene_id))
         if by_scene is not None:
             return by_scene == FOLLOW
-        return modes.get(user.pk, each) == each and (user.pk, post.scene.campaign_id) not in muted
+        return modes.get(user_id, each) == each and (user_id, head.campaign_id) not in muted
 
-    wanted = [
-        (post, user, view)
-        for post in posts
-        for user, view in recipients[post.pk]
-        if wants(user, post)
-    ]
-    if not wanted:
+    pairs = [(head, user_id) for head, user_id in pairs if wants(user_id, head)]
+    if not pairs:
         return 0
     with transaction.atomic(savepoint=False):  # the caller's transaction when there is one
         done = set(
             PostNotification.objects.filter(
-                post_id__in={p.pk for p, _u, _v in wanted},
-                user_id__in={u.pk for _p, u, _v in wanted},
+                post_id__in={h.pk for h, _u in pairs}, user_id__in={u for _h, u in pairs}
             ).values_list("post_id", "user_id")
         )
-        todo = [(p, u, v) for p, u, v in wanted if (p.pk, u.pk) not in done]
-        follows = {key for key, mode in scene_modes.items() if mode == FOLLOW}
-        todo = first_notices(todo, follows)  # one e-mail until the reader visits again
+        markers = notice_markers({u for _h, u in pairs}, {h.scene_id for h, _u in pairs})
+        maybe = {
+            (head.pk, user_id)
+            for head, user_id in pairs
+            if (head.pk, user_id) not in done
+            and may_be_told(
+                head.pk,
+                (user_id, head.scene_id),
+                head.kind == Scene.Kind.DIARY
+                or (user_id, head.scene_id) in follows
+                or user_id in head.mentioned,
+                markers,
+            )
+        }
+        if not maybe:
+            return 0
+        posts = _posts_for_mail({post_id for post_id, _u in maybe})
+        recipients = _recipients_by_post(posts, scene_modes, only=maybe)
+        todo = [(p, u, v) for p in posts for u, v in recipients[p.pk]]
+        todo = first_notices(todo, follows, markers)  # one e-mail until the reader visits again
         PostNotification.objects.bulk_create(
             [PostNotification(post=p, user=u) for p, u, _v in todo], ignore_conflicts=True
         )
@@ -280,42 +311,6 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
                 messages.append(_post_message(u, p, v, bodies))
         outbox_enqueue(messages)
     return len(todo)
-
-
-def players_of_the_dead(user_ids: set[int], campaign_ids: set[int]) -> set[tuple[int, int]]:
-    """The (user, campaign) pairs, among these users and campaigns, of players whose every
-    character in the campaign is dead or risen and who do not follow it
-    (``NotificationPreference.followed_campaigns``): they get no e-mail about its posts. A
-    player with no character yet, and the campaign's masters, are not among them. Two queries.
-    Source: issue 15 (a dead character's player gets no mail unless they follow the campaign).
-    """
-    if not user_ids or not campaign_ids:
-        return set()
-    masters = Membership.objects.filter(
-        campaign_id=OuterRef("campaign_id"),
-        user_id=OuterRef("player_id"),
-        role=Membership.Role.MASTER,
-    )
-    living = set(Character.LIVING_STATUSES)
-    alive: dict[tuple[int, int], bool] = {}
-    for player_id, campaign_id, status in (
-        Character.objects.filter(player_id__in=user_ids, campaign_id__in=campaign_ids)
-        .exclude(Exists(masters))
-        .values_list("player_id", "campaign_id", "status")
-    ):
-        key = (player_id, campaign_id)
-        alive[key] = alive.get(key, False) or status in living
-    dead = {key for key, any_alive in alive.items() if not any_alive}
-    if not dead:
-        return set()
-    through = NotificationPreference.followed_campaigns.through
-    followed = set(
-        through.objects.filter(
-            notificationpreference__user_id__in={u for u, _c in dead},
-            campaign_id__in={c for _u, c in dead},
-        ).values_list("notificationpreference__user_id", "campaign_id")
-    )
-    return dead - followed
 
 
 def campaign_follow(*, user: User, campaign_id: int, follow: bool) -> None:
@@ -390,21 +385,6 @@ def scene_mode_set(*, user: User, scene: Scene, mode: str) -> str:
     elif mode == MUTE:
         pref.muted_scenes.add(scene)
     return mode
-
-
-def _settings_of(user_ids: set[int]) -> tuple[dict[int, str], set[tuple[int, int]]]:
-    """The users' e-mail modes (absent: the default) and their (user, campaign) mutes.
-    Two queries."""
-    modes = dict(
-        NotificationPreference.objects.filter(user_id__in=user_ids).values_list("user_id", "mode")
-    )
-    through = NotificationPreference.muted_campaigns.through
-    muted = set(
-        through.objects.filter(notificationpreference__user_id__in=user_ids).values_list(
-            "notificationpreference__user_id", "campaign_id"
-        )
-    )
-    return modes, muted
 
 
 def notifications_mark_sent(*, post_ids: Iterable[int]) -> int:
@@ -568,7 +548,7 @@ def _digest_message(pref: NotificationPreference, now: datetime.datetime) -> Out
         .exclude(scene__in=pref.followed_scenes.all())
         .values_list("pk", flat=True)
     )
-    recipients = _recipients_by_post(candidates)
+    recipients = _recipients_by_post(candidates, only={(p.pk, user.pk) for p in candidates})
     items = [
         (post, view, _absolute(post.get_absolute_url()))
         for post in candidates

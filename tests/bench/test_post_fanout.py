@@ -6,8 +6,9 @@ fails on time.
 
 The request's figure leaves the fan-out out (it runs after the commit, in the worker); the
 fan-out is measured for the first post alone (every reader's first notice: 50 e-mails
-rendered) and for the later posts in one batch (tasks coalescing under load; the readers were
-told already and have not visited, so ``escenas.first_notice`` renders no e-mail).
+rendered), for the later posts in one batch (tasks coalescing under load; the readers were
+told already and have not visited, so ``escenas.first_notice`` renders no e-mail) and for a
+later post alone (one task a post, what the worker does under ``make load``).
 """
 
 from __future__ import annotations
@@ -72,10 +73,18 @@ def test_post_and_fan_out_figures():
     start = time.process_time()
     assert post_fanout.posts_fan_out()[0] == POSTS
     batched = (time.process_time() - start) / POSTS
+    later = []  # one task a post, as under ``make load``: each fanned out alone
+    for i in range(POSTS + 1, 2 * POSTS + 1):
+        post(i)
+        (pk,) = Post.objects.filter(fan_out_pending=True).values_list("pk", flat=True)
+        start = time.process_time()
+        assert post_fanout.posts_fan_out(post_ids=[pk]) == (1, 0)
+        later.append(time.process_time() - start)
     print(
         f"\nAPI post with a roll, 50 players: {_median(posts):.1f} ms CPU (median of {POSTS}); "
         f"read of the posts: {_median(reads):.1f} ms; fan-out {alone * 1000:.1f} ms for the "
-        f"first post (50 e-mails), {batched * 1000:.1f} ms a post in a batch of {POSTS} later ones"
+        f"first post (50 e-mails), {batched * 1000:.1f} ms a post in a batch of {POSTS} later "
+        f"ones, {_median(later):.1f} ms for a later one alone"
     )
     report.record(
         "API post with a roll (50 players), CPU", _median(posts), "ms", key="api_post_cpu_ms"
@@ -92,4 +101,13 @@ def test_post_and_fan_out_figures():
         reference_name="the first",
         key="fan_out_batched_cpu_ms",
         key_value=batched * 1000,
+    )
+    report.record(
+        "a later post's fan-out alone (no e-mail)",
+        _median(later),
+        "ms",
+        reference=alone * 1000,
+        reference_name="the first",
+        key="fan_out_later_cpu_ms",
+        key_value=_median(later),
     )

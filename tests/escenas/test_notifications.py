@@ -19,7 +19,7 @@ from tests.escenas.conftest import access_for
 from tests.escenas.factories import diary_entry, new_key
 from tests.factories import CharacterFactory, MembershipFactory
 
-QUERIES = 15  # see the list in the test below
+QUERIES = 18  # see the list in the test below
 
 
 def sent() -> int:
@@ -150,6 +150,50 @@ def test_one_email_until_the_reader_visits_the_scene_again(
     assert [m.to for m in mailoutbox].count([master.email]) == 1
 
 
+def test_a_post_nobody_is_left_to_tell_about_costs_ten_queries_whatever_the_scene(
+    campaign, story, master, char_a, mailoutbox, django_assert_num_queries
+):
+    def crowd(count: int) -> list:
+        players = []
+        for _ in range(count):
+            member = MembershipFactory(campaign=campaign, role=Membership.Role.PLAYER)
+            CharacterFactory(campaign=campaign, player=member.user, status="approved")
+            players.append(member.user)
+        story.participants.set(Character.objects.filter(campaign=campaign))
+        return players
+
+    for count in (1, 9):
+        players = crowd(count)
+        first = say(story, master, "Todos a la vez")
+        assert notifications.post_notifications_queue(post_ids=[first.pk]) >= count
+        later = say(story, master, "Y otra vez")
+        # Everyone was told about the first post and has not visited: the plain rows answer
+        # (posts, mentions, members, participants; follows; settings, mutes, characters;
+        # queued; markers) and no reader is loaded nor checked.
+        with django_assert_num_queries(10):
+            assert notifications.post_notifications_queue(post_ids=[later.pk]) == 0
+    # A visit lets the next post through the narrowing, to that reader alone.
+    visit(story, players[0])
+    again = say(story, master, "Tú sí")
+    assert notifications.post_notifications_queue(post_ids=[again.pk]) == 1
+    assert OutboxMessage.objects.order_by("-pk")[0].recipient == players[0].email
+
+
+def test_a_whisper_passes_the_narrowing_and_still_tells_only_its_readers(
+    story, master, player_a, player_b, char_a, char_b, mailoutbox
+):
+    story.participants.add(char_b)
+    whisper = say(story, master, "Solo tú", whisper_to=[player_b])
+    # Both players may be told as far as the plain rows know (neither was told yet); the
+    # page's rule then leaves player A out: a whisper is for its recipients.
+    assert notifications.post_notifications_queue(post_ids=[whisper.pk]) == 1
+    assert list(OutboxMessage.objects.values_list("recipient", flat=True)) == [player_b.email]
+    # Player A was not told, so the next open post is their first notice.
+    public = say(story, master, "Para todos")
+    assert notifications.post_notifications_queue(post_ids=[public.pk]) == 1
+    assert OutboxMessage.objects.order_by("-pk")[0].recipient == player_a.email
+
+
 def test_settings_each_digest_none(story, master, player_a, mailoutbox):
     notifications.preference_set_mode(user=player_a, mode="none")
     say(story, master, "uno")
@@ -235,15 +279,17 @@ def test_post_notifications_cost_the_same_for_one_post_or_many(
     many = _diary_posts(campaign, 10)
     PostNotification.objects.all().delete()  # as if the posts had been made before the outbox
     OutboxMessage.objects.all().delete()
-    # The same queries whatever the number of posts (each to the post's player and the master):
-    # posts with scene, campaign and diary character (1); their whisper recipients (1), scene
-    # participants (1), rolls (1) and mentioned members with their reader settings (1); the
-    # scenes' follows and mutes (1, one union); the campaigns' members with their users and
-    # reader settings (1) and characters (1); the recipients' settings (1) and mutes (1), their
+    # The same queries whatever the number of posts (each to the post's player and the master).
+    # Narrowing on plain rows (``post_audience``): the posts with their scenes (1), their
+    # mentions (1), the campaigns' members (1; diaries, so no participants query); the
+    # scenes' follows and mutes (1, one union); the readers' settings (1) and mutes (1), their
     # characters in those campaigns (1: nobody here plays only dead ones, so no follows
-    # query); then what was already queued (1), the readers' markers (1: ``first_notice``;
-    # a diary's readers are always told, so no last notice is written), the notification
-    # rows (1) and the outbox rows (1) (the test's transaction).
+    # query); what was already queued (1) and the readers' markers (1). Then the pairs left:
+    # posts with scene, campaign and diary character (1); their whisper recipients (1), scene
+    # participants (1), mentioned members with their reader settings (1) and rolls (1); the
+    # campaigns' members with their users and reader settings (1) and characters (1); the
+    # notification rows (1) and the outbox rows (1) (a diary's readers are always told, so no
+    # last notice is written; the test's transaction).
     with django_assert_num_queries(QUERIES):
         assert notifications.post_notifications_queue(post_ids=[p.pk for p in one]) == 2
     with django_assert_num_queries(QUERIES):

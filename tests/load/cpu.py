@@ -6,7 +6,8 @@ Sends N reads (``GET /api/v1/scenes/<id>/posts/``) and N posts with a roll, each
 turn, through Django's test client, alternating GET/POST, and prints for each endpoint the
 median and mean CPU time (``time.process_time``, ms: the server's own cost, not the machine's
 load) and the queries of one request. ``--profile get|post`` prints cProfile's top functions
-(CPU time) too, by ``--sort KEY`` (``cumulative`` unless told: ``tottime`` shows the leaves).
+(CPU time) too, by ``--sort KEY`` (``cumulative`` unless told: ``tottime`` shows the leaves),
+its first ``CPU_PROFILE_ROWS`` rows (45).
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def main(argv: list[str]) -> None:
         queries[name] = captured.captured_queries
     if profile:
         order = argv[argv.index("--sort") + 1] if "--sort" in argv else "cumulative"
-        pstats.Stats(profiler).sort_stats(order).print_stats(45)
+        rows = int(os.environ.get("CPU_PROFILE_ROWS", "45"))
+        pstats.Stats(profiler).sort_stats(order).print_stats(rows)
     for name, values in times.items():
         print(
             f"{name:<5} n={len(values)} cpu median {statistics.median(values) * 1000:.1f} ms, "
