@@ -1,6 +1,6 @@
 """The whole scene page of a signed-in reader, kept in the cache while nothing it read changed;
-the campaign's scene list and the master's world page the same way (``list_key``,
-``world_key``).
+the campaign's scene list, the campaign's own page and the master's world page the same way
+(``list_key``, ``campaign_key``, ``world_key``).
 
 A warm re-read of an unchanged scene (the common case: a player reloads, comes back from
 another tab) costs the session and the user, as any signed-in page, and two cache round trips:
@@ -100,6 +100,12 @@ def world_key(request: HttpRequest, campaign_slug: str) -> str:
     only, so a posted form and its errors are never kept; the page takes back no stash), or
     empty when it may not be kept (``partida.world_views.world_page``)."""
     return _key(request, f"world:{campaign_slug}", stash_scene=None)
+
+
+def campaign_key(request: HttpRequest, campaign_slug: str) -> str:
+    """The cache key of a campaign's page for this request (``world_key``'s rules), or empty
+    when it may not be kept (``partida.world_views.campaign_page``)."""
+    return _key(request, f"campaign:{campaign_slug}", stash_scene=None)
 
 
 def _key(request: HttpRequest, place: str, *, stash_scene: int | None) -> str:

@@ -34,10 +34,20 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
     return render(request, "mundo/campaign_list.html", {"campaigns": campaigns})
 
 
+CAMPAIGN_TEMPLATE = "mundo/campaign_detail.html"
+
+
 def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """A campaign: its day and date, and its settlements with today's population (R17, R18),
     ``PAGE_SIZE`` at a time by name (``?page=``; a bad number is the nearest page), with the
-    weather and grids of the region and of that page's settlements."""
+    weather and grids of the region and of that page's settlements. Served through
+    ``partida.world_views.campaign_page`` (which keeps a signed-in reader's page whole)."""
+    return render(request, CAMPAIGN_TEMPLATE, campaign_detail_context(request, slug))
+
+
+def campaign_detail_context(request: HttpRequest, slug: str) -> dict[str, Any]:
+    """The campaign page's template context (``CAMPAIGN_TEMPLATE``). Http404 when the
+    visitor may not read the campaign (``access.access_campaign``)."""
     campaign, viewer = access.access_campaign(request.user, slug=slug)
     settlements = Settlement.objects.filter(campaign=campaign).order_by("name", "pk")
     page = Paginator(settlements, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -45,21 +55,17 @@ def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
         settlement.campaign = campaign
     statuses = selectors.settlements_with_status(campaign, page)
     url_of = url_maker("mundo:settlement", "settlement", slug=campaign.slug)
-    return render(
-        request,
-        "mundo/campaign_detail.html",
-        {
-            "campaign": campaign,
-            "role": viewer.role,
-            "page": page,
-            "statuses": statuses,
-            # (status, its settlement's page): one reverse for the page, not one per row.
-            "settlement_rows": [(s, url_of(s.settlement.slug)) for s in statuses],
-            "world": selectors.world_on(campaign, campaign.current_day, page),
-            # The open dice period's public commitment (issue 16): computed, no query.
-            "dice_commitment": commitment_of(campaign.entropy),
-        },
-    )
+    return {
+        "campaign": campaign,
+        "role": viewer.role,
+        "page": page,
+        "statuses": statuses,
+        # (status, its settlement's page): one reverse for the page, not one per row.
+        "settlement_rows": [(s, url_of(s.settlement.slug)) for s in statuses],
+        "world": selectors.world_on(campaign, campaign.current_day, page),
+        # The open dice period's public commitment (issue 16): computed, no query.
+        "dice_commitment": commitment_of(campaign.entropy),
+    }
 
 
 def settlement_detail(request: HttpRequest, slug: str, settlement: str) -> HttpResponse:

@@ -7,6 +7,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 import mundo.converters  # noqa: F401 — registers <id:…>
+from mundo import views as mundo_views
 from partida import (
     accounts,
     dice_views,
@@ -30,6 +31,10 @@ urlpatterns = [
     path("partidas/<slug:slug>/avanzar/estado/", world_views.advance_status, name="advance_status"),
     path("partidas/<slug:slug>/dias/<id:day>/", world_views.campaign_day, name="campaign_day"),
     path("partidas/<slug:slug>/marcar-dia/", world_views.day_record, name="day_record"),
+    # The campaign's page (mundo:campaign's address), kept whole between writes; the new
+    # campaign's form first, as in mundo's own list, or its address would read as a slug.
+    path("partidas/nueva/", mundo_views.campaign_create),
+    path("partidas/<slug:slug>/", world_views.campaign_page, name="campaign_page"),
     # The master's world page (mundo:world's address), kept whole between writes.
     path("partidas/<slug:slug>/mundo/", world_views.world_page, name="world_page"),
     # The master's world controls (partida.world_controls), posted from the world page.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -196,14 +197,52 @@ def world_page(request: HttpRequest, slug: str) -> HttpResponse:
     move, a roll, a settlement's tally, the membership that lets the master in. A POST is the
     mundo view's as before. ``partida`` serves it because ``escenas`` keeps the pages."""
     key = viewer_pages.world_key(request, slug)
+    return _kept(
+        request,
+        slug,
+        key,
+        mundo_views.world_master,
+        mundo_views.world_master_context,
+        mundo_views.WORLD_TEMPLATE,
+    )
+
+
+def campaign_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's page (``mundo.views.campaign_detail``) for a signed-in reader, kept
+    whole the same way as the world page (``escenas.viewer_pages.campaign_key``): its
+    settlements, today's weather and grids, the cast and, for the master, what waits for them
+    are all read in the render, so the tick, a move or a review makes it old. An anonymous
+    visitor of a public campaign gets the mundo view's render."""
+    key = viewer_pages.campaign_key(request, slug)
+    return _kept(
+        request,
+        slug,
+        key,
+        mundo_views.campaign_detail,
+        mundo_views.campaign_detail_context,
+        mundo_views.CAMPAIGN_TEMPLATE,
+    )
+
+
+def _kept(
+    request: HttpRequest,
+    slug: str,
+    key: str,
+    view: Callable[[HttpRequest, str], HttpResponse],
+    context_of: Callable[[HttpRequest, str], HttpResponse | dict[str, Any]],
+    template: str,
+) -> HttpResponse:
+    """The page under ``key`` from the cache while nothing it read changed, else ``view``'s
+    answer (an empty ``key``: not to be kept) or ``template`` rendered with ``context_of``'s
+    context and kept (``viewer_pages``)."""
     kept = viewer_pages.stored_page(key)
     if kept is not None:
         return HttpResponse(viewer_pages.fill(request, kept))
     with viewer_pages.recording(request, key) as rec:
         if rec is None:
-            return mundo_views.world_master(request, slug)
-        answer = mundo_views.world_master_context(request, slug)
+            return view(request, slug)
+        answer = context_of(request, slug)
         if isinstance(answer, HttpResponse):  # a GET runs no action: never here
             return answer
-        page = viewer_pages.render_and_keep(request, rec, mundo_views.WORLD_TEMPLATE, answer, None)
+        page = viewer_pages.render_and_keep(request, rec, template, answer, None)
         return HttpResponse(viewer_pages.fill(request, page))

@@ -263,6 +263,47 @@ def test_the_scene_list_is_kept_and_follows_new_posts_and_scenes(
     assert rendered and "El puente" in html
 
 
+@pytest.mark.parametrize("who", ["master", "player_a"])
+def test_the_campaign_page_is_kept_and_follows_the_world_and_the_cast(
+    who, cast, campaign, char_a, player_a
+):
+    """The campaign's page is kept for a signed-in member (issue 14: its template was most of
+    its 46 ms): a warm re-read asks for the user only and is the bytes of a render without
+    any cache, the master's pending list included; a new day, a renamed character and a new
+    settlement reach the next request. An anonymous visitor of a public campaign is
+    rendered, never kept."""
+    from mundo.models import Campaign
+    from tests.factories import SettlementFactory
+
+    client = client_for(cast[who])
+    url = reverse("mundo:campaign", args=[campaign.slug])
+    warm(client, url)
+    html, queries, rendered = get(client, url)
+    assert not rendered
+    assert len(queries) == 1 and queries[0].startswith('SELECT "auth_user"'), queries
+    with override_settings(CACHES=DUMMY):
+        reference = client.get(url).content.decode()
+    assert normal(html) == normal(reference)
+    assert "Ana Forastera" in html
+    assert f"Día {campaign.current_day} tras el apocalipsis" in html
+    Character.objects.filter(pk=char_a.pk).update(name="Anabel Forastera")
+    html, _q, rendered = get(client, url)
+    assert rendered and "Anabel Forastera" in html
+    warm(client, url)
+    Campaign.objects.filter(pk=campaign.pk).update(current_day=campaign.current_day + 1)
+    html, _q, rendered = get(client, url)
+    assert rendered and f"Día {campaign.current_day + 1} tras el apocalipsis" in html
+    warm(client, url)
+    SettlementFactory(campaign=campaign, name="Villaverde", slug="villaverde")
+    html, _q, rendered = get(client, url)
+    assert rendered and "Villaverde" in html
+    Campaign.objects.filter(pk=campaign.pk).update(is_public=True)
+    client.logout()
+    for _ in range(2):
+        html, _q, rendered = get(client, url)
+        assert rendered and "Anabel Forastera" in html
+
+
 def test_a_diary_page_is_kept_and_follows_the_ticks_rows(char_a, player_a):
     """A diary page is kept too: the table, chart and forecast are read in the render, so a
     new day's row and post (as the tick writes them) and a change to the character reach the
