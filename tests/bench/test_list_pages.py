@@ -14,7 +14,8 @@ its query count (captured on an untimed request), then again with nothing kept w
 (``ESCENAS_VIEWER_PAGES``, ``ESCENAS_API_ANSWERS`` and ``ESCENAS_API_PAGES`` off: what the
 first read after a write costs). ``VACUUM ANALYZE`` runs before the timed phase.
 ``BENCH_LIST_PROFILE=<text>`` prints a cProfile of one more request of each page whose label
-contains the text, and the slowest queries of another. It never fails on time; it fails when a
+contains the text, and the slowest queries of another (on PostgreSQL with the slowest one's
+plan). It never fails on time; it fails when a
 page does not answer 200. The API throttles are raised above what it sends (its two passes
 fetch each API list ~40 times a minute as one user: it measures answers, not 429s).
 """
@@ -28,6 +29,7 @@ import re
 import statistics
 import time
 import uuid
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -210,20 +212,26 @@ def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, 
         print(f"--- profile of {url} (BENCH_LIST_PROFILE)")
         ours = r"partida|escenas|mundo|personajes|nucleo|template"
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(ours, 40)
-        timed: list[tuple[float, str]] = []
+        timed: list[tuple[float, str, Any]] = []
 
         def clock(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
             start = time.perf_counter()
             try:
                 return execute(sql, params, many, context)
             finally:
-                timed.append(((time.perf_counter() - start) * 1000, sql))
+                timed.append(((time.perf_counter() - start) * 1000, sql, params))
 
         with connection.execute_wrapper(clock):
             client.handler(dict(environ))
         print(f"--- its {len(timed)} queries, slowest first (ms, with fetching the rows)")
-        for ms, sql in sorted(timed, reverse=True)[:6]:
+        slowest = sorted(timed, key=lambda row: row[0], reverse=True)
+        for ms, sql, _params in slowest[:6]:
             print(f"{ms:7.2f}  {sql[:400]}")
+        if slowest and connection.vendor == "postgresql":
+            print("--- the slowest one's plan (EXPLAIN ANALYZE)")
+            with connection.cursor() as cursor:
+                cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + slowest[0][1], slowest[0][2])
+                print("\n".join(row[0] for row in cursor.fetchall()))
     return statistics.median(times), len(counted)
 
 
