@@ -250,29 +250,7 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
     heads = post_audience.post_heads(post_ids)
     scene_modes = scene_modes_of({h.scene_id for h in heads})
     follows = {key for key, mode in scene_modes.items() if mode == FOLLOW}
-    followers: dict[int, list[int]] = defaultdict(list)
-    for user_id, scene_id in sorted(follows):
-        followers[scene_id].append(user_id)
-    pairs = [
-        (head, user_id)
-        for head in heads
-        for user_id in dict.fromkeys(head.audience + tuple(followers[head.scene_id]))
-        if user_id != head.author_id
-    ]
-    user_ids = {user_id for _h, user_id in pairs}
-    if not user_ids:
-        return 0
-    modes, muted = post_audience.settings_of(user_ids)
-    muted |= players_of_the_dead(user_ids, {h.campaign_id for h in heads})
-    each = NotificationPreference.Mode.EACH
-
-    def wants(user_id: int, head: post_audience.PostHead) -> bool:
-        by_scene = scene_modes.get((user_id, head.scene_id))
-        if by_scene is not None:
-            return by_scene == FOLLOW
-        return modes.get(user_id, each) == each and (user_id, head.campaign_id) not in muted
-
-    pairs = [(head, user_id) for head, user_id in pairs if wants(user_id, head)]
+    pairs = _wanted_pairs(heads, scene_modes, follows)
     if not pairs:
         return 0
     with transaction.atomic(savepoint=False):  # the caller's transaction when there is one
@@ -311,6 +289,41 @@ def post_notifications_queue(*, post_ids: Iterable[int]) -> int:
                 messages.append(_post_message(u, p, v, bodies))
         outbox_enqueue(messages)
     return len(todo)
+
+
+def _wanted_pairs(
+    heads: Sequence[post_audience.PostHead],
+    scene_modes: dict[tuple[int, int], str],
+    follows: set[tuple[int, int]],
+) -> list[tuple[post_audience.PostHead, int]]:
+    """The (post, user id) pairs of each post's audience and its scene's followers (``follows``
+    of ``scene_modes``), the author left out, whose settings want an e-mail about it: a
+    followed scene yes, a muted one no, else the user's mode is "each" and the campaign is
+    neither muted by them nor theirs only through dead characters. Three queries (two more
+    with players of the dead), none when nobody is in the audience."""
+    followers: dict[int, list[int]] = defaultdict(list)
+    for user_id, scene_id in sorted(follows):
+        followers[scene_id].append(user_id)
+    pairs = [
+        (head, user_id)
+        for head in heads
+        for user_id in dict.fromkeys(head.audience + tuple(followers[head.scene_id]))
+        if user_id != head.author_id
+    ]
+    user_ids = {user_id for _h, user_id in pairs}
+    if not user_ids:
+        return []
+    modes, muted = post_audience.settings_of(user_ids)
+    muted |= players_of_the_dead(user_ids, {h.campaign_id for h in heads})
+    each = NotificationPreference.Mode.EACH
+
+    def wants(user_id: int, head: post_audience.PostHead) -> bool:
+        by_scene = scene_modes.get((user_id, head.scene_id))
+        if by_scene is not None:
+            return by_scene == FOLLOW
+        return modes.get(user_id, each) == each and (user_id, head.campaign_id) not in muted
+
+    return [(head, user_id) for head, user_id in pairs if wants(user_id, head)]
 
 
 def campaign_follow(*, user: User, campaign_id: int, follow: bool) -> None:

@@ -50,6 +50,19 @@ def warm(client, url) -> str:
     return get(client, url)[0]
 
 
+def kept_as_rendered(client, url) -> str:
+    """Warm the page, then read it kept: no render, the user's query alone, and the bytes of a
+    render without any cache (but for the per-request values). Returns its HTML."""
+    warm(client, url)
+    html, queries, rendered = get(client, url)
+    assert not rendered
+    assert len(queries) == 1 and queries[0].startswith('SELECT "auth_user"'), queries
+    with override_settings(CACHES=DUMMY):
+        reference = client.get(url).content.decode()
+    assert normal(html) == normal(reference)
+    return html
+
+
 @pytest.mark.parametrize("who", ["master", "player_a", "player_b"])
 @pytest.mark.parametrize("page", ["?page=last", "?page=1", ""])
 def test_a_warm_page_costs_only_the_user(who, page, cast, story, master, player_a):
@@ -59,13 +72,7 @@ def test_a_warm_page_costs_only_the_user(who, page, cast, story, master, player_
     write(story, player_a, "Ana entra.")
     client = client_for(cast[who])
     url = story.get_absolute_url() + page
-    warm(client, url)
-    html, queries, rendered = get(client, url)
-    assert not rendered
-    assert len(queries) == 1 and queries[0].startswith('SELECT "auth_user"'), queries
-    with override_settings(CACHES=DUMMY):
-        reference = client.get(url).content.decode()
-    assert normal(html) == normal(reference)
+    html = kept_as_rendered(client, url)
     assert "Ana entra." in html
 
 
@@ -243,13 +250,7 @@ def test_the_scene_list_is_kept_and_follows_new_posts_and_scenes(
 
     client = client_for(player_b)
     url = reverse("escenas:scene_list", args=[campaign.slug])
-    warm(client, url)
-    html, queries, rendered = get(client, url)
-    assert not rendered
-    assert len(queries) == 1 and queries[0].startswith('SELECT "auth_user"'), queries
-    with override_settings(CACHES=DUMMY):
-        reference = client.get(url).content.decode()
-    assert normal(html) == normal(reference)
+    html = kept_as_rendered(client, url)
     assert "new-badge" not in html
     write(story, master, "Llega un coche.")
     html, _q, rendered = get(client, url)
@@ -277,13 +278,7 @@ def test_the_campaign_page_is_kept_and_follows_the_world_and_the_cast(
 
     client = client_for(cast[who])
     url = reverse("mundo:campaign", args=[campaign.slug])
-    warm(client, url)
-    html, queries, rendered = get(client, url)
-    assert not rendered
-    assert len(queries) == 1 and queries[0].startswith('SELECT "auth_user"'), queries
-    with override_settings(CACHES=DUMMY):
-        reference = client.get(url).content.decode()
-    assert normal(html) == normal(reference)
+    html = kept_as_rendered(client, url)
     assert "Ana Forastera" in html
     assert f"Día {campaign.current_day} tras el apocalipsis" in html
     Character.objects.filter(pk=char_a.pk).update(name="Anabel Forastera")
@@ -315,12 +310,7 @@ def test_a_diary_page_is_kept_and_follows_the_ticks_rows(char_a, player_a):
     scene = scenes.diary_scene_for(char_a)
     client = client_for(player_a)
     url = scene.get_absolute_url() + "?page=last"
-    warm(client, url)
-    html, queries, rendered = get(client, url)
-    assert not rendered and len(queries) == 1, queries
-    with override_settings(CACHES=DUMMY):
-        reference = client.get(url).content.decode()
-    assert normal(html) == normal(reference)
+    html = kept_as_rendered(client, url)
     assert "Día 6" not in html
     diary.diary_posts_create(entries=saved_entries([char_a], 6))
     html, _q, rendered = get(client, url)
