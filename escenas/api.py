@@ -42,6 +42,7 @@ from escenas.access import (
     scene_access,
     scene_characters,
 )
+from escenas.api_post_data import post_data
 from escenas.api_roll_spec import PostCreateSerializer
 from escenas.models import NonPlayerCharacter, Post, Scene
 from escenas.post_queries import campaign_posts
@@ -367,8 +368,9 @@ class _PostListMixin(generics.GenericAPIView):
             assert page is not None  # pagination_class is set
             with_rolls(page, access)
             views = [selectors.post_view(p, access.viewer) for p in page]
-            response = self.get_paginated_response(PostSerializer(views, many=True).data)
-            data = {**response.data, "results": [dict(row) for row in response.data["results"]]}
+            # Plain dicts, the serializer's answer (``escenas.api_post_data``).
+            response = self.get_paginated_response([post_data(v) for v in views])
+            data = {**response.data, "results": list(response.data["results"])}
             api_pages.keep(rec, scene_id, data, self.paginator)
         return response
 

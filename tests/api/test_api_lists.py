@@ -184,3 +184,39 @@ def test_scene_list_reads_no_last_posts(
     assert client.get(url).json()["results"][0]["last_post_at"] is not None
     with django_assert_num_queries(7):
         client.get(url)
+
+
+def test_scene_posts_are_the_post_serializers(cast, campaign, master, player_a, player_b):
+    """``escenas.api_post_data`` against ``PostSerializer`` for every viewer of a scene with
+    an edited post, an open roll, a hidden roll (masked for players), whispers, a note to the
+    master, a deleted post (the master's only) and replies, one to a whisper (not named to
+    whoever may not see it)."""
+    from escenas import access, scenes, selectors, services
+    from escenas.api import PostSerializer, with_rolls
+    from tests.escenas.test_fragment_cache import fill
+    from tests.escenas.test_permissions import write
+
+    scene = scenes.offtopic_scene_for(campaign)
+    first = fill(scene, cast, secrets=True, writes_a=True)
+    whisper = selectors.scene_posts(scene, access.access_scene(master, scene.pk).viewer).filter(
+        is_whisper=True
+    )[0]
+    write(scene, player_a, "Respondo al primero", reply_to=first)
+    write(scene, player_a, "Respondo al susurro", reply_to=whisper.pk)
+    services.post_edit(
+        post=write(scene, master, "Otra"), editor=master, body="Otra, editada", note_to_master=""
+    )
+    for who in ("master", "player_a", "player_b"):
+        user = cast[who]
+        body = session_client(user).get(f"/api/v1/scenes/{scene.pk}/posts/?page_size=100").json()
+        got = access.access_scene(user, scene.pk, one_query=True)
+        posts = list(selectors.scene_posts(got.scene, got.viewer))
+        with_rolls(posts, got)
+        views = [selectors.post_view(p, got.viewer) for p in posts]
+        assert body["results"] == as_json(PostSerializer(views, many=True).data), who
+        masked = [r for p in body["results"] for r in p["rolls"] if r["masked"]]
+        assert len(masked) == (0 if who == "master" else 1), who
+        assert all(r["id"] is None and r["roll"] is None for r in masked)
+        replies = [p["reply_to"] for p in body["results"] if p["body"].startswith("Respondo")]
+        assert replies[0] == first
+        assert replies[1] == (None if who == "player_b" else whisper.pk), who
