@@ -43,7 +43,7 @@ def post_heads(post_ids: Iterable[int]) -> list[PostHead]:
     among them (the users ``notifications.post_recipients`` starts from, before the followers
     of the scene and anyone's settings or rights). No model is built. Four queries (the
     posts with their scenes, the mentions, the campaigns' members, the story scenes'
-    participants), three when no post is found."""
+    participants; none when no post is in a story scene), one when no post is found."""
     rows = list(
         Post.objects.filter(pk__in=list(post_ids))
         .order_by("pk")

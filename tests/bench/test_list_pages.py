@@ -227,7 +227,8 @@ def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, 
         slowest = sorted(timed, key=lambda row: row[0], reverse=True)
         for ms, sql, _params in slowest[:6]:
             print(f"{ms:7.2f}  {sql[:400]}")
-        if slowest and connection.vendor == "postgresql":
+        # Run again, so a read only (a write would be made twice).
+        if slowest and connection.vendor == "postgresql" and slowest[0][1].startswith("SELECT"):
             print("--- the slowest one's plan (EXPLAIN ANALYZE)")
             with connection.cursor() as cursor:
                 cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + slowest[0][1], slowest[0][2])

@@ -274,7 +274,7 @@ def test_the_campaign_page_is_kept_and_follows_the_world_and_the_cast(
     settlement reach the next request. An anonymous visitor of a public campaign is
     rendered, never kept."""
     from mundo.models import Campaign
-    from tests.factories import SettlementFactory
+    from tests.factories import CharacterFactory, SettlementFactory
 
     client = client_for(cast[who])
     url = reverse("mundo:campaign", args=[campaign.slug])
@@ -292,6 +292,11 @@ def test_the_campaign_page_is_kept_and_follows_the_world_and_the_cast(
     SettlementFactory(campaign=campaign, name="Villaverde", slug="villaverde")
     html, _q, rendered = get(client, url)
     assert rendered and "Villaverde" in html
+    if who == "master":  # a sheet sent for review reaches the master's pending list
+        kept_as_rendered(client, url)
+        CharacterFactory(campaign=campaign, name="Carla Nueva", status="submitted")
+        html, _q, rendered = get(client, url)
+        assert rendered and "Carla Nueva" in html
     Campaign.objects.filter(pk=campaign.pk).update(is_public=True)
     client.logout()
     for _ in range(2):
