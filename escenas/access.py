@@ -52,6 +52,7 @@ from escenas.models import (
     Scene,
     SceneRead,
 )
+from escenas.post_audience import CampaignMembers, scene_participant_ids
 from escenas.post_queries import campaign_posts
 from mundo.access import access_campaign, is_master_role
 from mundo.models import Campaign, Membership
@@ -416,23 +417,8 @@ def scene_participant_users(
         )
     users = {m.user_id: m.user for m in memberships}
     players = {c.player_id for c in scene_characters(scene)}
-    members = [(m.user_id, m.role) for m in memberships]
+    members = CampaignMembers.of([(m.user_id, m.role) for m in memberships])
     return [users[pk] for pk in scene_participant_ids(scene.kind, players, members)]
-
-
-def scene_participant_ids(
-    kind: str, players: set[int], members: Sequence[tuple[int, str]]
-) -> list[int]:
-    """The ids of the users a new post in a scene of ``kind`` notifies: those who may post in
-    it (story: the masters, then the players among ``players``, the players of its characters;
-    off-topic: every member; diary: the master, then its player; notes: the masters), from the
-    campaign's ``members`` as (user id, role) pairs, in their order. No query."""
-    masters = [pk for pk, role in members if is_master_role(role)]
-    if kind == Scene.Kind.OFFTOPIC:
-        return [pk for pk, _role in members]
-    if kind == Scene.Kind.NOTES:
-        return masters
-    return masters + [pk for pk, role in members if pk in players and not is_master_role(role)]
 
 
 # --- Posts ------------------------------------------------------------------------------------

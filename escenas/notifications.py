@@ -29,6 +29,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from escenas import post_audience, selectors
+from escenas.access import scene_characters
 from escenas.first_notice import first_notices, may_be_told, notice_markers
 from escenas.models import (
     NotificationPreference,
@@ -38,7 +39,7 @@ from escenas.models import (
     Scene,
     new_feed_token,
 )
-from escenas.post_audience import players_of_the_dead
+from escenas.post_audience import CampaignMembers, players_of_the_dead, scene_participant_ids
 from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound, ServiceError
 from nucleo.mail import message_new, outbox_enqueue, outbox_withdraw
@@ -166,18 +167,23 @@ def _recipients_by_post(
     viewers = selectors.member_viewers(memberships)
     if scene_modes is None:
         scene_modes = scene_modes_of({p.scene_id for p in posts}, mutes=False)
+    rosters = {
+        c: CampaignMembers.of([(m.user_id, m.role) for m in ms]) for c, ms in memberships.items()
+    }
+    users_of = {c: {m.user_id: m.user for m in ms} for c, ms in memberships.items()}
+    followers: dict[int, list[int]] = defaultdict(list)
+    for (user_id, scene_id), mode in scene_modes.items():
+        if mode == FOLLOW:
+            followers[scene_id].append(user_id)
     out: dict[int, list[tuple[Any, selectors.PostView]]] = {}
     for post in posts:
         scene = post.scene
         recipients = out[post.pk] = []
-        members = memberships[scene.campaign_id]
-        users = _told_about(post, members)
+        roster, by_id = rosters[scene.campaign_id], users_of[scene.campaign_id]
+        users = _told_about(post, roster, by_id)
         told = {u.pk for u in users}
-        users += [
-            m.user
-            for m in members
-            if m.user_id not in told and scene_modes.get((m.user_id, scene.pk)) == FOLLOW
-        ]
+        following = [u for u in followers[scene.pk] if u in by_id and u not in told]
+        users += [by_id[u] for u in sorted(following, key=roster.position.__getitem__)]
         for user in users:
             if user.pk == post.author_id or not user.is_active or not user.email:
                 continue
@@ -192,13 +198,16 @@ def _recipients_by_post(
     return out
 
 
-def _told_about(post: Post, memberships: Sequence[Membership]) -> list[Any]:
-    """The scene's participant users, then the members the post mentions who are not among
-    them (a mention of a former member tells nobody). No query (mentions prefetched)."""
-    users = selectors.scene_participant_users(post.scene, memberships)
-    seen = {u.pk for u in users}
-    members = {m.user_id for m in memberships}
-    return users + [u for u in post.mentions.all() if u.pk not in seen and u.pk in members]
+def _told_about(post: Post, roster: CampaignMembers, users: dict[int, Any]) -> list[Any]:
+    """The scene's participant users (``scene_participant_ids`` among the campaign's
+    ``roster``; ``users`` its members' users by id), then the members the post mentions who
+    are not among them (a mention of a former member tells nobody). No query (mentions and
+    the scene's participants prefetched)."""
+    players = {c.player_id for c in scene_characters(post.scene)}
+    ids = scene_participant_ids(post.scene.kind, players, roster)
+    seen = set(ids)
+    named = [u for u in post.mentions.all() if u.pk not in seen and u.pk in users]
+    return [users[pk] for pk in ids] + named
 
 
 def _posts_for_mail(post_ids: Iterable[int]) -> list[Post]:

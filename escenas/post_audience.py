@@ -7,18 +7,22 @@ mutes, what was queued already and the readers' markers (``escenas.first_notice`
 (``escenas.access``). In a busy scene most readers were told already and have not visited,
 so most posts are dropped here: loading 50 members, their characters and the post's
 participants as models, and checking each reader's access, was most of the fan-out's CPU.
+
+Who a scene's post notifies at all (``scene_participant_ids``, over a campaign's members read
+once as ids: ``CampaignMembers``) is here too: ``escenas.access.scene_participant_users`` and
+the e-mails' final check (``notifications._recipients_by_post``) use the same rule.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef
 
-from escenas.access import scene_participant_ids
 from escenas.models import NotificationPreference, Post, Scene
+from mundo.access import is_master_role
 from mundo.models import Membership
 from personajes.models import Character
 
@@ -35,6 +39,42 @@ class PostHead:
     author_id: int | None
     mentioned: frozenset[int]
     audience: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignMembers:
+    """A campaign's members as ids, built once for all its scenes (``of``): ``everyone`` in
+    the memberships' order, ``masters`` among them, ``players`` the others, ``position`` each
+    member's place in that order."""
+
+    everyone: tuple[int, ...]
+    masters: tuple[int, ...]
+    players: frozenset[int]
+    position: dict[int, int]
+
+    @classmethod
+    def of(cls, members: Sequence[tuple[int, str]]) -> CampaignMembers:
+        """From the campaign's (user id, role) pairs, in their order. No query."""
+        return cls(
+            everyone=tuple(pk for pk, _role in members),
+            masters=tuple(pk for pk, role in members if is_master_role(role)),
+            players=frozenset(pk for pk, role in members if not is_master_role(role)),
+            position={pk: i for i, (pk, _role) in enumerate(members)},
+        )
+
+
+def scene_participant_ids(kind: str, players: set[int], members: CampaignMembers) -> list[int]:
+    """The ids of the users a new post in a scene of ``kind`` notifies: those who may post in
+    it (story: the masters, then the members among ``players``, the players of its
+    characters; off-topic: every member; diary: the master, then its player; notes: the
+    masters), in the memberships' order. No query; the cost grows with ``players``, not with
+    the members (the tick's diaries: one player each among thousands)."""
+    if kind == Scene.Kind.OFFTOPIC:
+        return list(members.everyone)
+    if kind == Scene.Kind.NOTES:
+        return list(members.masters)
+    playing = sorted(players & members.players, key=members.position.__getitem__)
+    return [*members.masters, *playing]
 
 
 def post_heads(post_ids: Iterable[int]) -> list[PostHead]:
@@ -63,11 +103,12 @@ def post_heads(post_ids: Iterable[int]) -> list[PostHead]:
         post_id__in=[row[0] for row in rows]
     ).values_list("post_id", "user_id"):
         mentioned[post_id].add(user_id)
-    members: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    pairs: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for campaign_id, user_id, role in Membership.objects.filter(
         campaign_id__in={row[3] for row in rows}
     ).values_list("campaign_id", "user_id", "role"):
-        members[campaign_id].append((user_id, role))
+        pairs[campaign_id].append((user_id, role))
+    members = {c: CampaignMembers.of(pairs[c]) for c in {row[3] for row in rows}}
     players: dict[int, set[int]] = defaultdict(set)
     stories = {row[1] for row in rows if row[2] == Scene.Kind.STORY}
     if stories:
@@ -79,8 +120,7 @@ def post_heads(post_ids: Iterable[int]) -> list[PostHead]:
     for pk, scene_id, kind, campaign_id, author_id, diarist in rows:
         scene_players = {diarist} if kind == Scene.Kind.DIARY else players[scene_id]
         audience = scene_participant_ids(kind, scene_players, members[campaign_id])
-        member_ids = {user_id for user_id, _role in members[campaign_id]}
-        named = sorted((mentioned[pk] & member_ids) - set(audience))
+        named = sorted(mentioned[pk].intersection(members[campaign_id].position) - set(audience))
         heads.append(
             PostHead(
                 pk=pk,
