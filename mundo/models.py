@@ -51,6 +51,22 @@ _RULES_ATTR = "_rules_made_from"
 """Where ``Campaign.rules`` keeps its settings and the overrides' JSON they were made from."""
 
 
+RESERVED_CAMPAIGN_SLUGS = frozenset({"nueva"})
+"""Slugs a campaign may not take: ``partidas/<slug>/`` would be another page's address
+(``partidas/nueva/``, the new-campaign form, is routed ahead of the campaign page)."""
+
+
+def validate_campaign_slug(value: str) -> None:
+    """Refuses a reserved slug (``RESERVED_CAMPAIGN_SLUGS``). Raises ``ValidationError``
+    (code ``reserved``)."""
+    if value in RESERVED_CAMPAIGN_SLUGS:
+        raise ValidationError(
+            _("“%(slug)s” is the address of another page: choose another slug."),
+            code="reserved",
+            params={"slug": value},
+        )
+
+
 class Campaign(models.Model):
     """A play-by-web campaign: its calendar, its rule settings and its secret entropy.
 
@@ -59,7 +75,9 @@ class Campaign(models.Model):
     """
 
     name = models.CharField(_("name"), max_length=120)
-    slug = models.SlugField(_("slug"), max_length=120, unique=True)
+    slug = models.SlugField(
+        _("slug"), max_length=120, unique=True, validators=[validate_campaign_slug]
+    )
     description = models.TextField(_("description"), blank=True)
     apocalypse_date = models.DateField(
         _("apocalypse date"),

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 
 from mundo.access import require_master
 from mundo.models import (
+    RESERVED_CAMPAIGN_SLUGS,
     Campaign,
     Grid,
     Invitation,
@@ -51,7 +52,7 @@ from reglas.verify import RecordingGenerator
 def _unique_campaign_slug(name: str) -> str:
     base = slugify(name)[:100] or "partida"
     slug, n = base, 1
-    while Campaign.objects.filter(slug=slug).exists():
+    while slug in RESERVED_CAMPAIGN_SLUGS or Campaign.objects.filter(slug=slug).exists():
         n += 1
         slug = f"{base}-{n}"
     return slug

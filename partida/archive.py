@@ -27,13 +27,14 @@ from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
 from django.utils.translation import gettext as _
 
-from mundo.models import Campaign
+from mundo.models import Campaign, validate_campaign_slug
 from nucleo.errors import ServiceError
 
 FORMAT = "partida-campaign"
@@ -323,6 +324,10 @@ def campaign_import(data: io.BufferedIOBase | io.BytesIO, *, slug: str | None = 
         }
     campaign_row = document["models"][_label(Campaign)][0]
     slug = slug or campaign_row["slug"]
+    try:
+        validate_campaign_slug(slug)
+    except DjangoValidationError as exc:
+        raise ServiceError({"slug": exc.messages}) from exc
     if Campaign.objects.filter(slug=slug).exists():
         raise ServiceError(
             {"slug": _("A campaign with the slug “%(slug)s” already exists.") % {"slug": slug}}

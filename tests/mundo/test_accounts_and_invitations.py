@@ -5,10 +5,12 @@ visitors have none.
 """
 
 import datetime
+import importlib
 import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
@@ -122,6 +124,38 @@ def test_any_signed_in_user_creates_a_campaign_and_becomes_its_master(outsider):
     assert response["Location"] == campaign.get_absolute_url()
     assert campaign.slug == "mi-partida"
     assert Membership.objects.get(campaign=campaign, user=outsider).role == "master"
+
+
+def test_a_campaign_named_nueva_gets_a_slug_whose_page_answers(outsider):
+    # "nueva" is the new-campaign form's address: a campaign with that slug had no page.
+    client = client_for(outsider)
+    form = {"apocalypse_date": "2026-10-01", "current_day": "0", "time_zone": "Europe/Madrid"}
+    response = client.post(reverse("mundo:campaign_create"), {"name": "Nueva", **form})
+    campaign = Campaign.objects.get(name="Nueva")
+    assert campaign.slug == "nueva-2"
+    assert response["Location"] == "/partidas/nueva-2/"
+    page = client.get(response["Location"])
+    assert page.status_code == 200 and "Nueva" in page.content.decode()
+    assert client.get("/partidas/nueva/").context["form"] is not None  # still the form
+
+
+def test_the_reserved_slug_is_refused_where_a_slug_is_typed(campaign):
+    campaign.slug = "nueva"
+    with pytest.raises(ValidationError) as refused:
+        campaign.full_clean()
+    assert refused.value.error_dict["slug"][0].code == "reserved"
+    assert "otra dirección" in refused.value.message_dict["slug"][0]
+
+
+def test_the_migration_moves_a_campaign_off_the_reserved_slug(campaign):
+    from django.apps import apps
+
+    move = importlib.import_module("mundo.migrations.0011_campaign_slug_reserved").move_reserved
+    Campaign.objects.filter(pk=campaign.pk).update(slug="nueva")
+    Campaign.objects.create(name="Otra", slug="nueva-2", apocalypse_date="2026-10-01")
+    move(apps, None)
+    campaign.refresh_from_db()
+    assert campaign.slug == "nueva-3"
 
 
 def test_campaign_creation_needs_a_login(db):
