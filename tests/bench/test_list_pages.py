@@ -12,7 +12,8 @@ view, as a server runs them, without the client's capture of every template cont
 answer checked to be a 200; the median is printed beside the target (≤ 30 ms, issue 14) with
 its query count (captured on an untimed request), then again with nothing kept whole
 (``ESCENAS_VIEWER_PAGES``, ``ESCENAS_API_ANSWERS`` and ``ESCENAS_API_PAGES`` off: what the
-first read after a write costs). ``VACUUM ANALYZE`` runs before the timed phase.
+first read after a write costs). ``VACUUM ANALYZE`` and ``CHECKPOINT`` run before the timed
+phase.
 ``BENCH_LIST_PROFILE=<text>`` prints a cProfile of one more request of each page whose label
 contains the text, and the slowest queries of another (on PostgreSQL with the slowest one's
 plan). It never fails on time; it fails when a
