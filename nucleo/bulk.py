@@ -218,6 +218,10 @@ def _pg_column(field: models.Field[Any, Any], values: Column) -> tuple[str, str]
 
     Text and JSON columns travel as one JSON document (``json.dumps`` and the server's JSON
     parser are both C), expanded in order with ``WITH ORDINALITY``; the rest as array literals.
+    A text column's values are cast to its type one by one inside the subquery, so the array
+    already has it: a cast of the whole array outside it would be part of a ``Coded`` column's
+    ``(array)[position]`` and run once per row, coercing every distinct value again (at the
+    tick's 100 000 characters, 51 climates' weather labels made that 85 ms against 10 ms).
     """
     pg_type = _pg_type(field)
     ordered = "WITH ORDINALITY AS e(x, i) ORDER BY i"
@@ -226,7 +230,7 @@ def _pg_column(field: models.Field[Any, Any], values: Column) -> tuple[str, str]
         param = "[" + ",".join("null" if v is None else v for v in _as_list(values)) + "]"
         return f"ARRAY(SELECT x FROM jsonb_array_elements(%s::jsonb) {ordered})", param
     if isinstance(field, models.CharField | models.TextField):
-        sql = f"ARRAY(SELECT x FROM jsonb_array_elements_text(%s::jsonb) {ordered})::{pg_type}[]"
+        sql = f"ARRAY(SELECT x::{pg_type} FROM jsonb_array_elements_text(%s::jsonb) {ordered})"
         return sql, json.dumps(_as_list(values), ensure_ascii=False)
     return f"%s::{pg_type}[]", _array_literal(values)
 
