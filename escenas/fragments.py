@@ -136,6 +136,12 @@ def store_fragment(key: str, html: str) -> None:
     cache.set(key, html, FRAGMENT_TTL)
 
 
+def store_fragments(fragments: dict[str, str]) -> None:
+    """Keep several rendered fragments (key → HTML) in one cache round trip."""
+    if fragments:
+        cache.set_many(fragments, FRAGMENT_TTL)
+
+
 def fill_csrf(html: str, token: Any) -> str:
     """A stored fragment with the request's CSRF token in place of the placeholder."""
     if CSRF_PLACEHOLDER not in html:

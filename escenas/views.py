@@ -31,6 +31,7 @@ from escenas import (
     diary_page,
     forms,
     joining,
+    list_rows,
     notifications,
     npcs,
     page_cache,
@@ -199,10 +200,12 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
         shown = list(page.object_list)
         for scene in shown:
             scene.campaign = campaign  # read once, by the access check
+        rows = selectors.scene_rows(shown, viewer, campaign)
         context = {
             "campaign": campaign,
             "viewer": viewer,
-            "rows": selectors.scene_rows(shown, viewer, campaign),
+            "rows": rows,
+            "row_html": list_rows.rows_html(rows),  # each row kept under what it shows
             "page": page,
             "search_form": forms.SearchForm(),
         }
