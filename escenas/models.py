@@ -199,7 +199,8 @@ class Post(models.Model):
         NPC = "npc", _("non-player character")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="posts")
-    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="posts")
+    # No index of its own: ``post_scene_id`` (and the idempotency key's) lead with the scene.
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="posts", db_index=False)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -389,7 +390,10 @@ class Draft(models.Model):
     the post being written, so the post (and its roll) is made once, whenever it is sent.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: ``draft_one_per_user_scene`` leads with the user.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="drafts")
     body = models.TextField(blank=True)
     note_to_master = models.TextField(blank=True)
@@ -413,7 +417,10 @@ class SceneRead(models.Model):
     post they were e-mailed about there (``escenas.first_notice``: no other e-mail while it
     is after ``last_post_id``)."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: ``scene_read_unique`` leads with the user.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="reads")
     last_post_id = models.BigIntegerField(default=0)
     notified_post_id = models.BigIntegerField(default=0)

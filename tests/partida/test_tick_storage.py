@@ -1,5 +1,5 @@
 """The tick's tables as PostgreSQL stores them (personajes migrations 0009 and 0012, mundo
-0010): room on each page
+0010; and the posts', escenas 0017): room on each page
 for the daily updates to stay in place (HOT), and no index that a unique constraint's index
 already covers. On SQLite (no fill factor; the FK indexes dropped the same way) only the index
 part applies."""
@@ -27,6 +27,10 @@ COVERED = {
     "personajes_roll": ("campaign_id", "roll_unique_generator_key"),
     "mundo_gridday": ("grid_id", "grid_day_unique"),
     "mundo_settlementday": ("settlement_id", "settlement_day_unique"),
+    # Written on every post and every first read of a scene (escenas 0017).
+    "escenas_post": ("scene_id", "post_unique_idempotency_key"),
+    "escenas_draft": ("user_id", "draft_one_per_user_scene"),
+    "escenas_sceneread": ("user_id", "scene_read_unique"),
 }
 
 
