@@ -159,6 +159,14 @@ def versioned_key(kind: str, *parts: object) -> str:
     return f"escenas:{kind}:{joined}:{lang}:{zone}:{names_generation()}:{code_stamp()}"
 
 
+def render_context() -> str:
+    """What every rendered piece depends on besides its own values: the active language and
+    time zone and the code's stamp (no cache read: call it once for many keys)."""
+    lang = translation.get_language() or ""
+    zone = timezone.get_current_timezone_name()
+    return f"{lang}:{zone}:{code_stamp()}"
+
+
 @functools.cache
 def code_stamp() -> str:
     """A digest of the names and modification times of the project's files (apps, templates,

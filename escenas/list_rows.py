@@ -5,7 +5,7 @@ any post in the campaign changes some row's unread count or last post, so in a c
 played the list is mostly rendered afresh, and its 50 rows were most of that render. A row
 changes far less often than its page: each is kept under a digest of every value it shows
 (address, kind, title, unread count, the participants' names, the last post's speaker, time
-and text) with the language, time zone and code's stamp (``fragments.versioned_key``), so a
+and text) with the language, time zone and code's stamp (``fragments.render_context``), so a
 render after one new post renders one row and reads the other 49 in one cache round trip.
 """
 
@@ -36,17 +36,21 @@ def _shown(row: SceneRow) -> tuple[object, ...]:
     return (row.url, scene.kind, scene.title, row.unread, names, last)
 
 
-def row_key(row: SceneRow) -> str:
-    """The cache key of ``row``'s HTML: a digest of what it shows (``_shown``)."""
+def row_key(row: SceneRow, context: str) -> str:
+    """The cache key of ``row``'s HTML: a digest of what it shows (``_shown``) and the
+    ``context`` it is rendered in (``fragments.render_context``). The names are in the digest
+    (the participants' and the post's stored speaker), so no names generation: renaming
+    someone elsewhere keeps the rows that do not show them."""
     digest = hashlib.sha256(repr(_shown(row)).encode()).hexdigest()[:32]
-    return fragments.versioned_key("scene-row", digest)
+    return f"escenas:scene-row:{digest}:{context}"
 
 
 def rows_html(rows: list[SceneRow]) -> list[SafeString]:
     """The HTML of each of ``rows`` (``selectors.scene_rows``), in order: the kept ones read
     in one cache round trip, the others rendered from ``SCENE_ROW_TEMPLATE`` and kept (one
     more). Raises nothing of its own."""
-    keys = [row_key(row) for row in rows]
+    context = fragments.render_context()
+    keys = [row_key(row, context) for row in rows]
     found = fragments.cached_fragments(keys)
     made: dict[str, str] = {}
     out = []
@@ -55,5 +59,6 @@ def rows_html(rows: list[SceneRow]) -> list[SafeString]:
         if html is None:
             html = made[key] = render_to_string(SCENE_ROW_TEMPLATE, {"row": row})
         out.append(mark_safe(html))  # rendered by our own autoescaping template
-    fragments.store_fragments(made)
+    if made:
+        fragments.store_fragments(made)
     return out

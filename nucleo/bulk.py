@@ -222,6 +222,9 @@ def _pg_column(field: models.Field[Any, Any], values: Column) -> tuple[str, str]
     already has it: a cast of the whole array outside it would be part of a ``Coded`` column's
     ``(array)[position]`` and run once per row, coercing every distinct value again (at the
     tick's 100 000 characters, 51 climates' weather labels made that 85 ms against 10 ms).
+    The cast is to the type without its length (``varchar``, not ``varchar(60)``): an explicit
+    cast would cut a longer value silently, where the column's own assignment refuses it
+    (``DataError``), as ``COPY`` and the ORM do.
     """
     pg_type = _pg_type(field)
     ordered = "WITH ORDINALITY AS e(x, i) ORDER BY i"
@@ -230,7 +233,8 @@ def _pg_column(field: models.Field[Any, Any], values: Column) -> tuple[str, str]
         param = "[" + ",".join("null" if v is None else v for v in _as_list(values)) + "]"
         return f"ARRAY(SELECT x FROM jsonb_array_elements(%s::jsonb) {ordered})", param
     if isinstance(field, models.CharField | models.TextField):
-        sql = f"ARRAY(SELECT x::{pg_type} FROM jsonb_array_elements_text(%s::jsonb) {ordered})"
+        base = pg_type.split("(")[0]  # no length: a longer value is refused, not cut
+        sql = f"ARRAY(SELECT x::{base} FROM jsonb_array_elements_text(%s::jsonb) {ordered})"
         return sql, json.dumps(_as_list(values), ensure_ascii=False)
     return f"%s::{pg_type}[]", _array_literal(values)
 

@@ -312,8 +312,9 @@ def campaign_import(data: io.BufferedIOBase | io.BytesIO, *, slug: str | None = 
 
     ``slug`` renames the campaign (default: the archived slug). Raises ServiceError
     ``{"archive": …}`` for something else than a campaign archive, ``{"slug": …}`` when the
-    slug is taken here. Returns the new campaign and counts; ``pk_map`` maps each model label's
-    archived primary keys to the new ones.
+    slug is taken here or reserved (``mundo.models.RESERVED_CAMPAIGN_SLUGS``). Returns the new
+    campaign and counts; ``pk_map`` maps each model label's archived primary keys to the new
+    ones.
     """
     with zipfile.ZipFile(data) as archive:
         document = _document(archive)

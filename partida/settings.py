@@ -155,7 +155,15 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # One process's memory (make demo, the tests). Its default of 300 entries is less than one
+    # busy page keeps (a scene list's rows, a page's posts): a full cache drops a third of its
+    # entries, the names generation and the sessions with the rest.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
+        }
+    }
 # Sessions read from the cache, written through to the database (a cache miss or a restart
 # loses no session): the session lookup of every signed-in request skips the database.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

@@ -139,7 +139,7 @@ def test_every_cached_piece_is_keyed_on_the_codes_stamp(monkeypatch):
 
     from escenas import fragments
 
-    def keys() -> tuple[str, str]:
+    def keys() -> tuple[str, str, str]:
         post = fragments.post_key(
             post_id=7,
             updated_at=datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC),
@@ -148,13 +148,14 @@ def test_every_cached_piece_is_keyed_on_the_codes_stamp(monkeypatch):
             slug="valle",
             generation="g1",
         )
-        return post, fragments.versioned_key("list", 3, "cursor")
+        # The scene list's rows end with ``render_context`` (escenas.list_rows.row_key).
+        return post, fragments.versioned_key("list", 3, "cursor"), fragments.render_context()
 
     before = keys()
     assert keys() == before  # the same code, the same keys
     monkeypatch.setattr(fragments, "code_stamp", lambda: "another-deploy")
     after = keys()
-    assert after[0] != before[0] and after[1] != before[1]
+    assert all(a != b for a, b in zip(after, before, strict=True))
     assert all(key.endswith(":another-deploy") for key in after)
 
 

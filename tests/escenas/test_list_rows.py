@@ -87,3 +87,31 @@ def test_one_new_post_renders_its_row_alone_and_each_change_shows(
         client.cookies["django_language"] = "en"
         html = listed(client, url, rendered_rows)
         assert len(rendered_rows) == len(first)  # another language: every row anew
+
+
+def test_a_page_of_rows_costs_one_cache_read(campaign, story, master, player_a, monkeypatch):
+    """However many rows, one batch read of the cache (and one batch write of the rows it
+    rendered), and no read of the names generation per row."""
+    from escenas import fragments, selectors
+    from escenas.access import character_viewer_for
+
+    for n in range(6):
+        scenes.scene_create(
+            campaign=campaign, master=master, title=f"Escena {n}", readers="members"
+        )
+    viewer = character_viewer_for(campaign, player_a)
+    page = list(selectors.scene_list(campaign, viewer)[: selectors.SCENE_LIST_SIZE])
+    rows = selectors.scene_rows(page, viewer, campaign)
+    calls: list[str] = []
+    for name in ("cached_fragments", "store_fragments", "names_generation", "cached_value"):
+        real = getattr(fragments, name)
+        monkeypatch.setattr(
+            fragments, name, lambda *a, _n=name, _r=real, **k: calls.append(_n) or _r(*a, **k)
+        )
+    with override_settings(CACHES=LOCMEM):
+        first = list_rows.rows_html(rows)
+        assert calls == ["cached_fragments", "store_fragments"]
+        assert len(first) == len(rows) >= 7
+        calls.clear()
+        assert list_rows.rows_html(rows) == first
+        assert calls == ["cached_fragments"]  # every row read, none to store

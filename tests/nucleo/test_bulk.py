@@ -268,3 +268,28 @@ def test_numpy_columns_are_written_as_their_values(campaign):
         (5, True),
         (7, False),
     ]
+
+
+def test_a_text_longer_than_its_column_is_refused_not_cut(campaign):
+    """Text columns are cast to their type without its length (``nucleo.bulk._pg_column``): a
+    weather label longer than its 60 characters is refused by PostgreSQL, as COPY and the ORM
+    refuse it, in a coded insert and in an update alike (an explicit ``varchar(60)`` cast cut
+    it silently); SQLite has no lengths and keeps it whole."""
+    from django.db import DataError, transaction
+
+    character = CharacterFactory(campaign=campaign)
+    long_label = "x" * 200
+    coded = bulk.Coded([long_label], np.zeros(1, np.int64))
+    if connection.vendor != "postgresql":
+        bulk.insert_columns(DiaryEntry, _diary(character.pk, 1, weather_label=coded))
+        assert DiaryEntry.objects.get(character=character).weather_label == long_label
+        return
+    with pytest.raises(DataError), transaction.atomic():
+        bulk.insert_columns(DiaryEntry, _diary(character.pk, 1, weather_label=coded))
+    assert not DiaryEntry.objects.filter(character=character).exists()
+    bulk.insert_columns(DiaryEntry, _diary(character.pk, 1))
+    entry = DiaryEntry.objects.get(character=character)
+    with pytest.raises(DataError), transaction.atomic():
+        bulk.update_columns(DiaryEntry, [entry.pk], {"weather_label": [long_label]})
+    entry.refresh_from_db()
+    assert entry.weather_label == "despejado"

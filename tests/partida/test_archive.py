@@ -142,7 +142,7 @@ def test_a_taken_slug_and_a_foreign_file_are_refused_and_change_nothing(demo):
     assert "slug" in taken.value.message_dict
     with pytest.raises(ServiceError) as reserved:  # the new-campaign form's address
         archive.campaign_import(io.BytesIO(data), slug="nueva")
-    assert "otra dirección" in reserved.value.message_dict["slug"][0]
+    assert "elige otro identificador" in reserved.value.message_dict["slug"][0]
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as other:
         other.writestr("campaign.json", json.dumps({"format": "otra-cosa"}))
