@@ -147,6 +147,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
 API_JSON_MAX_DEPTH = 32
 
 REDIS_URL = env_str("REDIS_URL")
+CACHES: dict[str, dict[str, object]]
 if REDIS_URL:
     CACHES = {
         "default": {
