@@ -116,13 +116,9 @@ def post_key(
     """The cache key of one post's fragment as seen with these facts (see the module
     docstring)."""
     stamp = int(updated_at.timestamp() * 1_000_000)
-    lang = translation.get_language() or ""
-    zone = timezone.get_current_timezone_name()
     flags = f"{int(is_new)}{int(oob)}"
     code = code_stamp()
-    return (
-        f"escenas:post:{post_id}:{stamp}:{rights}:{flags}:{lang}:{zone}:{slug}:{generation}:{code}"
-    )
+    return f"escenas:post:{post_id}:{stamp}:{rights}:{flags}:{_locale()}:{slug}:{generation}:{code}"
 
 
 def cached_fragments(keys: Iterable[str]) -> dict[str, str]:
@@ -153,18 +149,19 @@ def versioned_key(kind: str, *parts: object) -> str:
     """The cache key of a larger cached piece (``kind``: ``list``, ``page``): its own ``parts``
     (the scene's version, the viewer, the cursor…) plus what every piece depends on, the active
     language and time zone, the names generation and the code's stamp."""
-    lang = translation.get_language() or ""
-    zone = timezone.get_current_timezone_name()
     joined = ":".join(str(p) for p in parts)
-    return f"escenas:{kind}:{joined}:{lang}:{zone}:{names_generation()}:{code_stamp()}"
+    return f"escenas:{kind}:{joined}:{_locale()}:{names_generation()}:{code_stamp()}"
 
 
 def render_context() -> str:
     """What every rendered piece depends on besides its own values: the active language and
     time zone and the code's stamp (no cache read: call it once for many keys)."""
-    lang = translation.get_language() or ""
-    zone = timezone.get_current_timezone_name()
-    return f"{lang}:{zone}:{code_stamp()}"
+    return f"{_locale()}:{code_stamp()}"
+
+
+def _locale() -> str:
+    """The active language and time zone, ``es:Europe/Madrid`` (labels and dates follow them)."""
+    return f"{translation.get_language() or ''}:{timezone.get_current_timezone_name()}"
 
 
 @functools.cache

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime
 import secrets
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -171,10 +170,7 @@ def _recipients_by_post(
         c: CampaignMembers.of([(m.user_id, m.role) for m in ms]) for c, ms in memberships.items()
     }
     users_of = {c: {m.user_id: m.user for m in ms} for c, ms in memberships.items()}
-    followers: dict[int, list[int]] = defaultdict(list)
-    for (user_id, scene_id), mode in scene_modes.items():
-        if mode == FOLLOW:
-            followers[scene_id].append(user_id)
+    followers = post_audience.followers_by_scene(k for k, m in scene_modes.items() if m == FOLLOW)
     out: dict[int, list[tuple[Any, selectors.PostView]]] = {}
     for post in posts:
         scene = post.scene
@@ -311,9 +307,7 @@ def _wanted_pairs(
     followed scene yes, a muted one no, else the user's mode is "each" and the campaign is
     neither muted by them nor theirs only through dead characters. Three queries (one more
     with players of the dead), none when nobody is in the audience."""
-    followers: dict[int, list[int]] = defaultdict(list)
-    for user_id, scene_id in sorted(follows):
-        followers[scene_id].append(user_id)
+    followers = post_audience.followers_by_scene(follows)
     pairs = [
         (head, user_id)
         for head in heads

@@ -77,6 +77,14 @@ def scene_participant_ids(kind: str, players: set[int], members: CampaignMembers
     return [*members.masters, *playing]
 
 
+def followers_by_scene(follows: Iterable[tuple[int, int]]) -> dict[int, list[int]]:
+    """Each scene's followers from (user id, scene id) pairs, by user id. No query."""
+    out: dict[int, list[int]] = defaultdict(list)
+    for user_id, scene_id in sorted(follows):
+        out[scene_id].append(user_id)
+    return out
+
+
 def post_heads(post_ids: Iterable[int]) -> list[PostHead]:
     """The posts ``post_ids`` by id, each with its audience: the user ids
     ``scene_participant_ids`` gives for its scene, then the members it mentions who are not
