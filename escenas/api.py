@@ -33,7 +33,7 @@ from rest_framework.exceptions import ValidationError as DrfValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from escenas import api_answers, api_pages, selectors, services
+from escenas import api_pages, selectors, services
 from escenas.access import (
     SceneAccess,
     access_campaign_viewer,
@@ -47,6 +47,7 @@ from escenas.api_roll_spec import PostCreateSerializer
 from escenas.models import NonPlayerCharacter, Post, Scene
 from escenas.post_queries import campaign_posts
 from mundo.api import PageNumberPagination, errors
+from nucleo import api_answers
 from nucleo.errors import Forbidden, NotFound
 from personajes import api as personajes_api
 from personajes import api_rolls as roll_api
@@ -172,7 +173,7 @@ class SceneListView(generics.ListAPIView):
         )
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        # Kept while nothing it read changed (``escenas.api_answers``). The database limits
+        # Kept while nothing it read changed (``nucleo.api_answers``). The database limits
         # the scenes to one page; only that page becomes rows, as plain dicts (``scene_data``:
         # the serializer's answer without DRF's per-field calls).
         key = api_answers.answer_key(request, "scenes")

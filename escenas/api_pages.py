@@ -43,7 +43,7 @@ from rest_framework.request import Request
 from escenas import fragments
 from escenas.access import SceneAccess
 from escenas.models import Post
-from nucleo import table_writes
+from nucleo import deploy, table_writes
 
 PAGE_TTL = 3600
 """Seconds a kept page lives (one per reader, scene and address: this bounds their memory)."""
@@ -79,7 +79,7 @@ def page_key(request: Request, access: SceneAccess) -> str:
         translation.get_language() or "",
         timezone.get_current_timezone_name(),
         fragments.names_generation(),
-        fragments.code_stamp(),
+        deploy.code_stamp(),
     )
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
     return f"escenas:api-page:{access.scene.pk}:{viewer.user_id}:{digest}"

@@ -25,7 +25,7 @@ from rest_framework.exceptions import ValidationError as DrfValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from escenas import api_answers, selectors, services
+from escenas import selectors, services
 from escenas.access import (
     access_roll,
 )
@@ -33,7 +33,7 @@ from escenas.api import as_drf, scene_access_for_api
 from escenas.models import RollRequest
 from mundo.access import is_master
 from mundo.api import ErrorSerializer, PageNumberPagination, errors
-from nucleo import bounds
+from nucleo import api_answers, bounds
 from nucleo.errors import Forbidden
 from nucleo.serializers import StrictSerializer
 from personajes import api as personajes_api
@@ -130,7 +130,7 @@ class CharacterRollListView(generics.ListAPIView):
         return personajes_selectors.character_rolls(character, user)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        # Kept while nothing it read changed (``escenas.api_answers``); the page as plain rows
+        # Kept while nothing it read changed (``nucleo.api_answers``); the page as plain rows
         # (``personajes.api_rolls.roll_rows``): the serializer's answer without building 50 rolls
         # with their maker, trait and campaign.
         key = api_answers.answer_key(request, "character-rolls")

@@ -51,16 +51,14 @@ Backend: the ``default`` cache (Redis with ``REDIS_URL``, else local memory; see
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone, translation
+
+from nucleo import deploy
 
 FRAGMENT_TTL = 7 * 24 * 3600
 """Seconds a post fragment is kept (stale keys are never read again; this only frees memory)."""
@@ -117,7 +115,7 @@ def post_key(
     docstring)."""
     stamp = int(updated_at.timestamp() * 1_000_000)
     flags = f"{int(is_new)}{int(oob)}"
-    code = code_stamp()
+    code = deploy.code_stamp()
     return f"escenas:post:{post_id}:{stamp}:{rights}:{flags}:{_locale()}:{slug}:{generation}:{code}"
 
 
@@ -150,46 +148,18 @@ def versioned_key(kind: str, *parts: object) -> str:
     (the scene's version, the viewer, the cursor…) plus what every piece depends on, the active
     language and time zone, the names generation and the code's stamp."""
     joined = ":".join(str(p) for p in parts)
-    return f"escenas:{kind}:{joined}:{_locale()}:{names_generation()}:{code_stamp()}"
+    return f"escenas:{kind}:{joined}:{_locale()}:{names_generation()}:{deploy.code_stamp()}"
 
 
 def render_context() -> str:
     """What every rendered piece depends on besides its own values: the active language and
     time zone and the code's stamp (no cache read: call it once for many keys)."""
-    return f"{_locale()}:{code_stamp()}"
+    return f"{_locale()}:{deploy.code_stamp()}"
 
 
 def _locale() -> str:
     """The active language and time zone, ``es:Europe/Madrid`` (labels and dates follow them)."""
     return f"{translation.get_language() or ''}:{timezone.get_current_timezone_name()}"
-
-
-@functools.cache
-def code_stamp() -> str:
-    """A digest of the names and modification times of the project's files (apps, templates,
-    catalogues; read once per process): it changes with every deploy that changes one, so
-    no piece a shared cache kept for the old code (a post fragment without a link the new
-    template has) is served by the new one, and a deploy needs no cache flush."""
-    root = Path(settings.BASE_DIR)
-    stamps = sorted(
-        (str(path.relative_to(root)), path.stat().st_mtime_ns)
-        for folder in CODE_FOLDERS
-        for path in (root / folder).rglob("*")
-        if path.is_file() and path.suffix in (".py", ".html", ".mo", ".json")
-    )
-    return hashlib.sha256(repr(stamps).encode()).hexdigest()[:16]
-
-
-CODE_FOLDERS = (
-    "escenas",
-    "personajes",
-    "mundo",
-    "nucleo",
-    "partida",
-    "reglas",  # the tables pieces show (a sky's name: reglas.tables.DEFAULT_WEATHER)
-    "templates",
-    "locale",
-)
 
 
 def cached_value(key: str) -> Any:

@@ -1,6 +1,6 @@
 """The whole scene page of a signed-in reader, kept in the cache while nothing it read changed;
-the campaign's scene list, the campaign's own page and the master's world page the same way
-(``list_key``, ``campaign_key``, ``world_key``).
+the campaign's scene list, the campaign's own page, the master's world page and character list
+the same way (``list_key``, ``campaign_key``, ``world_key``, ``characters_key``).
 
 A warm re-read of an unchanged scene (the common case: a player reloads, comes back from
 another tab) costs the session and the user, as any signed-in page, and two cache round trips:
@@ -9,7 +9,7 @@ with 500 diaries its render is a page of 50 rows, their unread counts and last p
 
 - **Key** (``page_key``, ``list_key``): the user (id, username, staff flag: the header), the
   full path (the cursor, reply and quote links), whether it is an htmx request, the active
-  language and time zone, and the code's stamp (``fragments.code_stamp``: a deploy with other
+  language and time zone, and the code's stamp (``nucleo.deploy.code_stamp``: a deploy with other
   templates, code or catalogues never serves a page the old one kept in a shared cache). Only
   for a GET with no pending message and no signed-out stash for the scene (both are consumed
   by the render).
@@ -60,7 +60,7 @@ from django.utils import timezone, translation
 
 from escenas import fragments, stash
 from escenas.forms import new_idempotency_key
-from nucleo import table_writes
+from nucleo import deploy, table_writes
 
 IDEMPOTENCY_PLACEHOLDER = "\x00idempotency-key\x00"
 """Stands for the post form's fresh idempotency key (a new one on every request)."""
@@ -108,6 +108,13 @@ def campaign_key(request: HttpRequest, campaign_slug: str) -> str:
     return _key(request, f"campaign:{campaign_slug}", stash_scene=None)
 
 
+def characters_key(request: HttpRequest, campaign_slug: str) -> str:
+    """The cache key of the master's character list of a campaign for this request
+    (``world_key``'s rules), or empty when it may not be kept
+    (``partida.world_views.characters_page``)."""
+    return _key(request, f"characters:{campaign_slug}", stash_scene=None)
+
+
 def _key(request: HttpRequest, place: str, *, stash_scene: int | None) -> str:
     """The cache key of the page at ``place`` (a scene's id, ``list:<slug>``) for this request,
     or empty: not enabled, not a GET, not signed in, a message waiting, or a stash for
@@ -128,7 +135,7 @@ def _key(request: HttpRequest, place: str, *, stash_scene: int | None) -> str:
         int(bool(getattr(request, "htmx", False))),
         translation.get_language() or "",
         timezone.get_current_timezone_name(),
-        fragments.code_stamp(),
+        deploy.code_stamp(),
     )
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
     return f"escenas:viewer-page:{user.pk}:{place}:{digest}"

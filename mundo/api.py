@@ -11,6 +11,7 @@ Source: RULES.md R17 (population), R18 (cells, p per cell).
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import django_filters
@@ -24,9 +25,12 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import generics, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from mundo import access, selectors
 from mundo.models import Campaign, Grid, Membership, Settlement, WeatherRecord
+from nucleo import api_answers
 from nucleo.pagination import PageNumberPagination
 from nucleo.serializers import many_data
 from nucleo.users import AnyUser
@@ -393,7 +397,18 @@ class SettlementListView(_CampaignChildView, generics.ListAPIView):
         campaign = self.campaign()
         return Settlement.objects.filter(campaign=campaign).order_by("name", "pk")
 
-    def paginate_queryset(self, queryset: Any) -> list[selectors.SettlementStatus] | None:  # type: ignore[override]
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # Kept while nothing it read changed (``nucleo.api_answers``): today's figures follow
+        # the settlements' and the campaign's rows, which the tick and the master write.
+        key = api_answers.answer_key(request, "settlements")
+        if (kept := api_answers.stored_answer(key)) is not None:
+            return Response(kept)
+        with api_answers.recording(request, key) as rec:
+            response = super().list(request, *args, **kwargs)
+            api_answers.keep(rec, response.data)
+        return response
+
+    def paginate_queryset(self, queryset: Any) -> builtins.list[selectors.SettlementStatus] | None:  # type: ignore[override]
         # The database limits the settlements to one page; only that page gets a status.
         page = super().paginate_queryset(queryset)
         if page is None:

@@ -16,7 +16,7 @@ subqueries included) are collected; ``snapshot()`` taken before the reads gives 
 to keep with the piece (``generations``), and ``unchanged`` checks them on the way back.
 ``recording`` does both around a piece's reads (a ``Recording``), and ``kept`` finds a kept
 entry that is still right: ``escenas.viewer_pages`` (the scene page, the scene list, diaries
-and the master's world page), ``escenas.api_answers`` (API lists) and ``escenas.api_pages``
+and the master's world page), ``nucleo.api_answers`` (API lists) and ``escenas.api_pages``
 (the API's post pages) all keep their pieces this way, each adding its own key and what else
 its entry holds.
 

@@ -37,6 +37,12 @@ urlpatterns = [
     path("partidas/<slug:slug>/", world_views.campaign_page, name="campaign_page"),
     # The master's world page (mundo:world's address), kept whole between writes.
     path("partidas/<slug:slug>/mundo/", world_views.world_page, name="world_page"),
+    # The master's character list (personajes:campaign_characters's address), kept whole.
+    path(
+        "partidas/<slug:slug>/personajes/",
+        world_views.characters_page,
+        name="characters_page",
+    ),
     # The master's world controls (partida.world_controls), posted from the world page.
     path(
         "partidas/<slug:slug>/mundo/control/<slug:action>/",

@@ -31,6 +31,7 @@ from mundo.models import DayTick
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from nucleo.users import AuthenticatedHttpRequest
+from personajes import views as personajes_views
 
 LARGE_CAMPAIGN = 500
 """Above this many characters the button queues the tick and the page polls for progress."""
@@ -221,6 +222,21 @@ def campaign_page(request: HttpRequest, slug: str) -> HttpResponse:
         mundo_views.campaign_detail,
         mundo_views.campaign_detail_context,
         mundo_views.CAMPAIGN_TEMPLATE,
+    )
+
+
+def characters_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The master's character list (``personajes.views.campaign_characters``), kept whole the
+    same way as the world page (``escenas.viewer_pages.characters_key``): a sheet sent for
+    review, an approval, the tick's counters or a renamed player make it old."""
+    key = viewer_pages.characters_key(request, slug)
+    return _kept(
+        request,
+        slug,
+        key,
+        personajes_views.campaign_characters,
+        personajes_views.campaign_characters_context,
+        personajes_views.CHARACTERS_TEMPLATE,
     )
 
 

@@ -32,6 +32,7 @@ from rest_framework.response import Response
 from mundo.access import access_campaign
 from mundo.api import PageNumberPagination, errors
 from mundo.models import Campaign
+from nucleo import api_answers
 from nucleo.serializers import many_data
 from personajes import selectors
 from personajes.access import access_character, characters_visible_in
@@ -382,10 +383,20 @@ class _SummaryListMixin(generics.ListAPIView):
     serializer_class = CharacterSummarySerializer
     pagination_class = PageNumberPagination
 
+    answer_name = ""
+    """The list's name in its kept answers' keys (``nucleo.api_answers``)."""
+
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        page = self.paginate_queryset(self.get_queryset().values(*SUMMARY_COLUMNS))
-        assert page is not None  # pagination_class is set
-        return self.get_paginated_response(summary_rows(page, request))
+        # Kept while nothing it read changed (``nucleo.api_answers``), the access check too.
+        key = api_answers.answer_key(request, self.answer_name)
+        if (kept := api_answers.stored_answer(key)) is not None:
+            return Response(kept)
+        with api_answers.recording(request, key) as rec:
+            page = self.paginate_queryset(self.get_queryset().values(*SUMMARY_COLUMNS))
+            assert page is not None  # pagination_class is set
+            response = self.get_paginated_response(summary_rows(page, request))
+            api_answers.keep(rec, response.data)
+        return response
 
 
 CHARACTER_RESPONSE = PolymorphicProxySerializer(
@@ -423,6 +434,8 @@ def private_character_for_api(pk: int | str, user: Any) -> Character:
 class CampaignCharacterListView(_SummaryListMixin):
     """GET /api/v1/campaigns/{slug}/characters/."""
 
+    answer_name = "campaign-characters"
+
     def get_queryset(self) -> QuerySet[Character]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Character.objects.none()
@@ -438,6 +451,8 @@ class CampaignCharacterListView(_SummaryListMixin):
 )
 class MyCharacterListView(_SummaryListMixin):
     """GET /api/v1/characters/ — mine (empty for anonymous clients)."""
+
+    answer_name = "my-characters"
 
     def get_queryset(self) -> QuerySet[Character]:
         return selectors.characters_of_player(user=self.request.user)

@@ -25,6 +25,7 @@ from rest_framework.response import Response
 
 from mundo.api import PageNumberPagination, errors
 from mundo.models import DayTick
+from nucleo import api_answers
 from personajes.api import ModifierSerializer, private_character_for_api
 from personajes.mapping import DIARY_CONDITION_FIELDS
 from personajes.models import DiaryEntry
@@ -167,6 +168,34 @@ class DiaryView(generics.ListAPIView):
         return self.character.diary_entries.order_by("day")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        # The answer, its ETag and date are kept while nothing they read changed
+        # (``nucleo.api_answers``): a client polling an unchanged diary costs no query of it,
+        # and one sending its ETag back gets its 304 the same way.
+        key = api_answers.answer_key(request, "diary")
+        kept = api_answers.stored_answer(key)
+        if kept is None:
+            with api_answers.recording(request, key) as rec:
+                kept = self._answer(request, *args, **kwargs)
+                api_answers.keep(rec, kept)
+        etag, last_modified = kept["etag"], kept["last_modified"]
+        not_modified = get_conditional_response(
+            request._request, etag=etag, last_modified=last_modified
+        )
+        if not_modified is not None:
+            response = Response(status=not_modified.status_code)
+        else:
+            response = Response(kept["data"])
+        response["ETag"] = etag
+        if last_modified is not None:
+            response["Last-Modified"] = http_date(last_modified)
+        response["Cache-Control"] = "private, no-cache"
+        patch_vary_headers(response, ("Authorization", "Cookie"))
+        return response
+
+    def _answer(self, request: Request, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """``{"data": the page's answer, "etag": its quoted ETag, "last_modified": the last
+        tick's time, s since the epoch, or None}``; 403/404 from the sheet's check, 400 for a
+        bad filter."""
         self.character = private_character_for_api(self.kwargs["pk"], request.user)
         entries = self.filter_queryset(self.get_queryset())
         # One aggregate: entries are written once per day by the tick (never edited), so the
@@ -186,19 +215,8 @@ class DiaryView(generics.ListAPIView):
                 .first()
             )
             last_modified = int(tick.timestamp()) if tick else None
-        not_modified = get_conditional_response(
-            request._request, etag=etag, last_modified=last_modified
-        )
-        if not_modified is not None:
-            response: Any = Response(status=not_modified.status_code)
-        else:
-            response = super().list(request, *args, **kwargs)
-        response["ETag"] = etag
-        if last_modified is not None:
-            response["Last-Modified"] = http_date(last_modified)
-        response["Cache-Control"] = "private, no-cache"
-        patch_vary_headers(response, ("Authorization", "Cookie"))
-        return response
+        data = super().list(request, *args, **kwargs).data
+        return {"data": data, "etag": etag, "last_modified": last_modified}
 
 
 __all__ = ["DiaryView"]

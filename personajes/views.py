@@ -446,12 +446,24 @@ def my_characters(request: HttpRequest) -> HttpResponse:
     return render(request, "personajes/my_characters.html", {"characters": characters})
 
 
+CHARACTERS_TEMPLATE = "personajes/campaign_characters.html"
+"""The master's character list (``campaign_characters``; kept whole by
+``partida.world_views.characters_page``)."""
+
+
 @login_required
 @require_safe
 def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's list of a campaign's characters, sheets pending approval first, a page of
     ``CHARACTER_LIST_SIZE`` at a time (``?page=<n>``). The pending sheets sort first, so the
     first page holds them (the first ``CHARACTER_LIST_SIZE`` of them)."""
+    return render(request, CHARACTERS_TEMPLATE, campaign_characters_context(request, slug))
+
+
+def campaign_characters_context(request: HttpRequest, slug: str) -> dict[str, Any]:
+    """The master's character list's template context (``CHARACTERS_TEMPLATE``): four
+    queries whatever the number of characters. Http404 for a visitor who is not the
+    campaign's master."""
     campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
     shown = selectors.characters_for_master(campaign=campaign, points=False).only(
         *MASTER_LIST_FIELDS
@@ -461,18 +473,14 @@ def campaign_characters(request: HttpRequest, slug: str) -> HttpResponse:
     characters = list(page.object_list)
     rows = master_rows(characters)
     pending = [row for row in rows if row.character.status == Character.Status.SUBMITTED]
-    return render(
-        request,
-        "personajes/campaign_characters.html",
-        {
-            "campaign": campaign,
-            "characters": characters,
-            "rows": rows,
-            "pending": [row.character for row in pending],
-            "pending_rows": pending,
-            "page": page,
-        },
-    )
+    return {
+        "campaign": campaign,
+        "characters": characters,
+        "rows": rows,
+        "pending": [row.character for row in pending],
+        "pending_rows": pending,
+        "page": page,
+    }
 
 
 MASTER_LIST_FIELDS = (

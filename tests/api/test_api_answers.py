@@ -1,4 +1,4 @@
-"""Kept API list answers (``escenas.api_answers``): a re-read of an unchanged list is served
+"""Kept API list answers (``nucleo.api_answers``): a re-read of an unchanged list is served
 from the cache, and every write to a table the list read (by anyone) makes the next read
 fresh; a read marker is per user; each user has their own answer."""
 

@@ -168,7 +168,7 @@ def test_scene_list_reads_no_last_posts(
     """Scenes with posts cost what empty ones cost: the API shows no preview, so the page's
     last posts are not read (``test_queries`` pins the 7: user, campaign with role, my
     characters, count, page, diary characters, participants). Answers not kept, so the second
-    read builds the list again (``escenas.api_answers``)."""
+    read builds the list again (``nucleo.api_answers``)."""
     from escenas import access, scenes, services
 
     settings.ESCENAS_API_ANSWERS = False

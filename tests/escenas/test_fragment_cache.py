@@ -138,6 +138,7 @@ def test_every_cached_piece_is_keyed_on_the_codes_stamp(monkeypatch):
     import datetime
 
     from escenas import fragments
+    from nucleo import deploy
 
     def keys() -> tuple[str, str, str]:
         post = fragments.post_key(
@@ -153,7 +154,7 @@ def test_every_cached_piece_is_keyed_on_the_codes_stamp(monkeypatch):
 
     before = keys()
     assert keys() == before  # the same code, the same keys
-    monkeypatch.setattr(fragments, "code_stamp", lambda: "another-deploy")
+    monkeypatch.setattr(deploy, "code_stamp", lambda: "another-deploy")
     after = keys()
     assert all(a != b for a, b in zip(after, before, strict=True))
     assert all(key.endswith(":another-deploy") for key in after)
@@ -164,15 +165,15 @@ def test_the_codes_stamp_follows_the_files(settings, tmp_path):
     files: a changed template gives another stamp; other files do not count."""
     import os
 
-    from escenas import fragments
+    from nucleo import deploy
 
     (tmp_path / "templates").mkdir()
     page = tmp_path / "templates" / "page.html"
     page.write_text("<p>one</p>")
     os.utime(page, ns=(1_000_000_000, 1_000_000_000))
     settings.BASE_DIR = tmp_path
-    first = fragments.code_stamp.__wrapped__()
+    first = deploy.code_stamp.__wrapped__()
     (tmp_path / "templates" / "notes.txt").write_text("not code")
-    assert fragments.code_stamp.__wrapped__() == first
+    assert deploy.code_stamp.__wrapped__() == first
     os.utime(page, ns=(2_000_000_000, 2_000_000_000))
-    assert fragments.code_stamp.__wrapped__() != first
+    assert deploy.code_stamp.__wrapped__() != first

@@ -578,6 +578,32 @@ def test_master_list_queries_do_not_grow_with_characters(
     assert len(response.context["characters"]) == 20
 
 
+def test_master_list_is_kept_whole_until_a_character_changes(
+    campaign, master, player_a, django_assert_num_queries
+):
+    """``partida.world_views.characters_page``: a re-read of the unchanged list is the same
+    page at the user's query only; a write to the characters makes it fresh; nobody but the
+    master gets it."""
+    import re
+
+    from personajes.models import Character
+
+    client = client_for(master)
+    url = reverse("personajes:campaign_characters", kwargs={"slug": campaign.slug})
+    make_characters(campaign, 3)
+    first = client.get(url).content.decode()
+    with django_assert_num_queries(1):  # the user (session cached)
+        again = client.get(url).content.decode()
+
+    def untokened(html: str) -> str:  # the CSRF tokens (forms' and htmx header's), nonces
+        return re.sub(r'value="[^"]{64}"|"X-CSRFToken": "[^"]+"|nonce="[^"]+"', "", html)
+
+    assert untokened(again) == untokened(first) and "\x00" not in again
+    assert client_for(player_a).get(url).status_code == 404
+    Character.objects.filter(campaign=campaign).update(name="Renombrado")
+    assert "Renombrado" not in again and "Renombrado" in client.get(url).content.decode()
+
+
 def test_master_list_is_paginated(campaign, master, django_assert_num_queries):
     """More characters than a page: the first page has the pending sheets first and a link to
     the next page, which holds the rest; both cost the same queries."""

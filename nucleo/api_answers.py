@@ -1,13 +1,16 @@
-"""Whole answers of API lists (a campaign's scenes, a character's rolls) kept in the cache
-while no table they read changed: a client polling an unchanged list costs the session, the
-throttle and two cache round trips, no list query and no rows built (issue 14).
+"""Whole answers of API lists kept in the cache while no table they read changed: a campaign's
+scenes and a character's rolls (``escenas``), a character's diary with its ETag, the
+campaign's and my characters (``personajes``), a campaign's settlements (``mundo``). A client
+polling an unchanged list costs the session, the throttle and two cache round trips, no list
+query and no rows built (issue 14). It lives in ``nucleo`` so every app's API can keep its
+lists; the setting keeps its first name.
 
 The same rule as the scene page's (``escenas.viewer_pages``):
 
 - **Key** (``answer_key``): the list's name, the user's id (what the access checks and the
   unread counts read of the viewer), the absolute URL (the page, the page size and the host
   of the ``next``/``previous`` links), the active language and time zone (the dates) and the
-  code's stamp (``escenas.fragments.code_stamp``: a deploy never serves an answer the old code
+  code's stamp (``nucleo.deploy.code_stamp``: a deploy never serves an answer the old code
   kept in a shared cache). Only GETs.
 - **Validity**: the answer is kept with the write generation (``nucleo.table_writes``) of every
   table the view read, access checks included, taken *before* the reads: any write to one of
@@ -33,8 +36,7 @@ from django.core.cache import cache
 from django.utils import timezone, translation
 from rest_framework.request import Request
 
-from escenas import fragments
-from nucleo import table_writes
+from nucleo import deploy, table_writes
 
 ANSWER_TTL = 3600
 """Seconds a kept answer lives (one per user, list and address: this bounds their memory)."""
@@ -57,7 +59,7 @@ def answer_key(request: Request, name: str) -> str:
         request.build_absolute_uri(),
         translation.get_language() or "",
         timezone.get_current_timezone_name(),
-        fragments.code_stamp(),
+        deploy.code_stamp(),
     )
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
     return f"escenas:api-answer:{name}:{user_id}:{digest}"
