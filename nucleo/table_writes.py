@@ -231,8 +231,11 @@ def snapshot(user_id: int | None = None) -> dict[str, str]:
 def reading(user_id: int | None = None) -> Iterator[set[str]]:
     """Collect the tables the ``SELECT``s inside the block read (the yielded set); with
     ``user_id`` (the viewer) a per-user table read only for that user is collected as its two
-    per-user generations (see the module docstring)."""
+    per-user generations (see the module docstring). Inside another ``reading()`` block, what
+    this one collected counts for the outer one too on the way out (a piece kept inside a
+    kept page)."""
     tables: set[str] = set()
+    outer = _reads.get()
     token = _reads.set(tables)
     reader = _reader.set(user_id)
     try:
@@ -240,6 +243,17 @@ def reading(user_id: int | None = None) -> Iterator[set[str]]:
     finally:
         _reader.reset(reader)
         _reads.reset(token)
+        if outer is not None:  # a piece read inside another's render: the outer read it too
+            outer.update(tables)
+
+
+def depend_on(tables: Iterable[str]) -> None:
+    """Count ``tables`` (generation names) as read by the ``reading()`` block open, if any: a
+    kept piece served from the cache inside another piece's render (``personajes.forecast``)
+    names what it read, so the outer piece goes old with it."""
+    reads = _reads.get()
+    if reads is not None:
+        reads.update(tables)
 
 
 def generations(snap: dict[str, str], tables: Iterable[str]) -> dict[str, str] | None:

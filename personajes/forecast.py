@@ -10,14 +10,18 @@ Source: RULES.md R6, R7, R10, R15 (``reglas.forecast``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import F, FloatField, Q, QuerySet, Sum
 
 from mundo.models import Campaign, Location, WeatherRecord
+from nucleo import deploy, table_writes
 from personajes.mapping import condition_state
 from personajes.models import Character, InventoryItem, ItemType, ShelterStash
 from reglas.forecast import Forecast, forecast
@@ -196,10 +200,55 @@ def campaigns_forecasts(
     return dict(out)
 
 
+FORECAST_TTL = 26 * 3600
+"""Seconds a character's forecast is kept: a day and a bit (the next tick makes it old)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeptForecast:
+    """A character's forecast kept in the cache (``character_forecast``): the ``forecast``,
+    the generation names its reads depended on (``tables``) and their ``generations``."""
+
+    forecast: Forecast | None
+    tables: frozenset[str]
+    generations: dict[str, str]
+
+
+def _forecast_key(character: Character) -> str:
+    """The cache key of a character's forecast: the character, what the forecast takes of its
+    campaign without a query (the day, the date, the rule overrides) and the code's stamp."""
+    campaign = character.campaign
+    facts = (
+        character.pk,
+        campaign.pk,
+        campaign.current_day,
+        str(campaign.apocalypse_date),
+        json.dumps(campaign.rule_overrides, sort_keys=True, default=str),
+        deploy.code_stamp(),
+    )
+    digest = hashlib.sha256(repr(facts).encode()).hexdigest()[:32]
+    return f"personajes:forecast:{character.pk}:{digest}"
+
+
 def character_forecast(character: Character) -> Forecast | None:
-    """The forecast of one living approved character (None otherwise). Six queries
-    (``character.campaign`` select_related saves one more). Source: RULES.md R6, R10, R15."""
+    """The forecast of one living approved character (None otherwise). Kept in the cache
+    while none of the tables it read changed (``nucleo.table_writes``: what the character
+    carries, its stash, its shelter, today's weather): a hit costs two cache round trips, a
+    miss six queries (``character.campaign`` select_related saves one more). Inside a kept
+    page's render, a hit counts its tables as the page's reads. Source: RULES.md R6, R10,
+    R15."""
     if character.status != Character.Status.APPROVED:
         return None
-    found = campaign_forecasts(character.campaign, character_id=character.pk)
-    return found[0].forecast if found else None
+    key = _forecast_key(character)
+    kept = table_writes.kept(key, KeptForecast)
+    if kept is not None:
+        table_writes.depend_on(kept.tables)
+        return kept.forecast
+    with table_writes.recording(key) as rec:
+        found = campaign_forecasts(character.campaign, character_id=character.pk)
+    result = found[0].forecast if found else None
+    generations = None if rec is None else rec.generations()
+    if rec is not None and generations is not None:
+        entry = KeptForecast(forecast=result, tables=frozenset(rec.tables), generations=generations)
+        cache.set(key, entry, FORECAST_TTL)
+    return result

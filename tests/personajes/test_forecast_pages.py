@@ -76,3 +76,45 @@ def test_the_forecasts_take_five_queries_whatever_the_number(campaign, django_as
     with django_assert_num_queries(5):
         many = campaign_forecasts(campaign)
     assert (len(one), len(many)) == (1, 5)
+
+
+def test_a_forecast_is_kept_until_what_it_read_changes(campaign, django_assert_num_queries):
+    pc = _thirsty(campaign)
+    first = character_forecast(pc)
+    assert first is not None and first.thirsty_tomorrow
+    with django_assert_num_queries(0):  # kept (personajes.forecast.KeptForecast)
+        assert character_forecast(pc) == first
+    give(pc, item(campaign, ItemType.Kind.WATER, name="Garrafa"), 10)  # carried: fresh
+    again = character_forecast(pc)
+    assert again is not None and again.water_l == pytest.approx(first.water_l + 10)
+    assert not again.thirsty_tomorrow
+
+
+def test_a_kept_diary_page_goes_old_with_a_kept_forecast_it_showed(client, campaign, player_a):
+    """The diary page re-rendered after a write the forecast did not read takes the kept
+    forecast, and names its tables as its own reads (``table_writes.depend_on``): water given
+    afterwards makes the page fresh, not a kept page with yesterday's warning."""
+    from escenas.models import Scene
+
+    pc = _thirsty(campaign, player=player_a)
+    client.force_login(player_a)
+    url = reverse("escenas:diary", args=[campaign.slug, pc.pk])
+    assert "Sed mañana" in client.get(url, follow=True).content.decode()
+    Scene.objects.filter(diary_character=pc).update(title="Diario de la sed")
+    page = client.get(url, follow=True).content.decode()
+    assert "Diario de la sed" in page and "Sed mañana" in page
+    give(pc, item(campaign, ItemType.Kind.WATER, name="Garrafa"), 10)
+    assert "Sed mañana" not in client.get(url, follow=True).content.decode()
+
+
+def test_a_diary_page_kept_with_a_fresh_forecast_goes_old_with_what_it_read(
+    client, campaign, player_a
+):
+    """The forecast read inside the page's first render keeps its own entry; the tables it
+    read count for the page too (a nested ``table_writes.reading``)."""
+    pc = _thirsty(campaign, player=player_a)
+    client.force_login(player_a)
+    url = reverse("escenas:diary", args=[campaign.slug, pc.pk])
+    assert "Sed mañana" in client.get(url, follow=True).content.decode()
+    give(pc, item(campaign, ItemType.Kind.WATER, name="Garrafa"), 10)
+    assert "Sed mañana" not in client.get(url, follow=True).content.decode()
