@@ -13,6 +13,7 @@ Source: RULES.md R2–R4 (rolls in posts), R25 (diaries); DESIGN.md (idempotency
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -357,22 +358,32 @@ class _PostListMixin(generics.GenericAPIView):
     pagination_class = PostCursorPagination
     filter_backends = []
 
-    def post_page(self, access: SceneAccess) -> Response:
-        """The page of posts; a closed page is kept and served from the cache while nothing
-        it shows changed (``escenas.api_pages``). No read marker: the list has no "new"."""
-        key = api_pages.page_key(self.request, access)
-        scene_id = access.scene.pk
-        if (kept := api_pages.stored_page(key, scene_id)) is not None:
+    def post_page(
+        self, name: str, pk: int, find_access: Callable[[], SceneAccess | None]
+    ) -> Response:
+        """The page of posts of the list ``name`` of ``pk`` (``api_pages.page_key``); a
+        closed page is kept and served from the cache while nothing it shows changed, what
+        ``find_access`` (the access check, raising the API's 404; None: no scene yet, an
+        empty list) read included (``escenas.api_pages``). No read marker: the list has no
+        "new"."""
+        key = api_pages.page_key(self.request, name, pk)
+        if (kept := api_pages.stored_page(key)) is not None:
             return Response(kept)
         with api_pages.recording(key) as rec:
-            page = self.paginate_queryset(selectors.scene_posts(access.scene, access.viewer))
-            assert page is not None  # pagination_class is set
-            with_rolls(page, access)
-            views = [selectors.post_view(p, access.viewer) for p in page]
-            # Plain dicts, the serializer's answer (``escenas.api_post_data``).
-            response = self.get_paginated_response([post_data(v) for v in views])
-            data = {**response.data, "results": list(response.data["results"])}
-            api_pages.keep(rec, scene_id, data, self.paginator)
+            access = find_access()
+            if access is None:
+                self.paginate_queryset(Post.objects.none())
+                return self.get_paginated_response([])
+            with api_pages.one_snapshot(rec):
+                posts = selectors.scene_posts(access.scene, access.viewer)
+                page = self.paginate_queryset(posts)
+                assert page is not None  # pagination_class is set
+                with_rolls(page, access)
+                views = [selectors.post_view(p, access.viewer) for p in page]
+                # Plain dicts, the serializer's answer (``escenas.api_post_data``).
+                response = self.get_paginated_response([post_data(v) for v in views])
+                data = {**response.data, "results": list(response.data["results"])}
+                api_pages.keep(rec, access.scene.pk, data, self.paginator)
         return response
 
 
@@ -391,7 +402,7 @@ class ScenePostListView(_PostListMixin, generics.GenericAPIView):
         responses={200: PostSerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        return self.post_page(scene_access_for_api(pk, request.user))
+        return self.post_page("scene", pk, lambda: scene_access_for_api(pk, request.user))
 
     @extend_schema(
         summary="Write a post (with a roll)",
@@ -543,17 +554,18 @@ class DiaryPostListView(_PostListMixin, generics.GenericAPIView):
     """GET /api/v1/characters/{id}/diary/posts/."""
 
     def get(self, request: Request, pk: int) -> Response:
-        character = personajes_api.private_character_for_api(pk, request.user)
-        scene_id = (
-            Scene.objects.filter(kind=Scene.Kind.DIARY, diary_character=character)
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if scene_id is None:  # no diary scene yet: an empty diary
-            self.paginate_queryset(Post.objects.none())
-            return self.get_paginated_response([])
-        access = access_scene(request.user, scene_id, campaign=character.campaign)
-        return self.post_page(access)
+        def find_access() -> SceneAccess | None:
+            character = personajes_api.private_character_for_api(pk, request.user)
+            scene_id = (
+                Scene.objects.filter(kind=Scene.Kind.DIARY, diary_character=character)
+                .values_list("pk", flat=True)
+                .first()
+            )
+            if scene_id is None:  # no diary scene yet: an empty diary
+                return None
+            return access_scene(request.user, scene_id, campaign=character.campaign)
+
+        return self.post_page("diary", pk, find_access)
 
 
 __all__ = [

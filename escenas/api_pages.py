@@ -1,25 +1,31 @@
 """The API's pages of a scene's posts (``GET /api/v1/scenes/<id>/posts/`` and a diary's), kept
-in the cache while nothing they show changed: a warm re-read of a full page costs the access
-check, two cache round trips and one aggregate query, no post query and no serializer.
+in the cache while nothing they show changed: a warm re-read of a full page costs two cache
+round trips and one aggregate query, no access query, no post query and no serializer.
 
 - **Only closed pages**: a forward page (no cursor, or a forward cursor without offset) that
   has a ``next`` link. Its posts lie between the cursor's position (exclusive) and the post
   after the page, the one that proved ``next`` (inclusive): a new post lands after them and
   changes nothing on it. The open last page is never kept.
-- **Key** (``page_key``): the scene, the viewer (user id and master or not: what
-  ``posts_visible_q`` and ``post_view`` read of them), the absolute URL (the cursor, the
-  page size, and the host of the ``next``/``previous`` links), the campaign's slug (in every
-  roll), the active language and time zone (the dates), the names generation and the code's
-  stamp (``escenas.fragments``: usernames and a deploy).
-- **The page's own content version** (``range_version``): the count, id sum and newest
-  ``updated_at`` of every post row (deleted ones and whispers too) in that id range, one
-  index-range aggregate. Every write that changes what a post shows (edits, deletions,
-  thresholds, recipients, rolls written with it) bumps ``Post.updated_at``
-  (``escenas.fragments`` states that rule), so the version changes with any of them.
-- **Other tables the page read** (characters, users, NPCs, traits, the campaign): their write
-  generations (``nucleo.table_writes``) taken before the reads, as for the viewer pages; the
-  post tables whose changes the content version covers (``COVERED``) are left out, else every
-  new post anywhere in the scene would throw the page away.
+- **Key** (``page_key``): the list (a scene's or a character's diary) and its id in the URL,
+  the viewer's user id, the absolute URL (the cursor, the page size, and the host of the
+  ``next``/``previous`` links), the active language and time zone (the dates), the names
+  generation and the code's stamp (``escenas.fragments``: usernames and a deploy). Taken
+  before the access check, which runs inside the recording like the page's own reads, as
+  ``nucleo.api_answers`` does: what the viewer may see (a master or not, a member, the
+  scene's readers) is read from tables whose writes make the page old, and a viewer who
+  loses the scene gets the 404 of a fresh check. Authentication runs before on every request.
+- **The page's own content version** (``range_version``): the scene row's columns but the
+  ones every new post moves (``NEWEST_POST_COLUMNS``), then the count, id sum and newest
+  ``updated_at`` of every post row (deleted ones and whispers too) in that id range: one
+  query, the scene by its key joined to the range of its posts. Every write that changes what
+  a post shows (edits, deletions, thresholds, recipients, rolls written with it) bumps
+  ``Post.updated_at`` (``escenas.fragments`` states that rule), so the version changes with
+  any of them; a change of the scene's readers, kind or campaign changes it too.
+- **Other tables the page read** (memberships, participants, characters, users, NPCs, traits,
+  the campaign): their write generations (``nucleo.table_writes``) taken before the reads, as
+  for the viewer pages; the post tables whose changes the content version covers
+  (``COVERED``) are left out, else every new post anywhere in the scene would throw the page
+  away.
 
 Off with ``settings.ESCENAS_API_PAGES = False``.
 """
@@ -28,21 +34,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, FilteredRelation, Max, Q, Sum
 from django.utils import timezone, translation
 from rest_framework import pagination
 from rest_framework.request import Request
 
 from escenas import fragments
-from escenas.access import SceneAccess
-from escenas.models import Post
+from escenas.models import Scene
 from nucleo import deploy, table_writes
 
 PAGE_TTL = 3600
@@ -54,9 +59,15 @@ COVERED = frozenset(
         "escenas_post_whisper_to",
         "escenas_postrevision",
         "personajes_roll",
+        "escenas_scene",
     }
 )
-"""Tables whose changes to a post the range's content version sees (``Post.updated_at``)."""
+"""Tables whose changes to a page the content version sees (``range_version``): the posts'
+(``Post.updated_at``) and the scene row's (its columns but ``NEWEST_POST_COLUMNS``)."""
+NEWEST_POST_COLUMNS = frozenset({"last_post_at", "last_post_id", "last_public_post_id"})
+"""The scene's columns every new post moves (``services.post_create``): the scene list reads
+them, no post page does; left out of the scene's part of the version, else a new post would
+make every kept page of its scene old."""
 
 
 def enabled() -> bool:
@@ -64,25 +75,25 @@ def enabled() -> bool:
     return bool(getattr(settings, "ESCENAS_API_PAGES", True))
 
 
-def page_key(request: Request, access: SceneAccess) -> str:
-    """The cache key of this request's page of ``access.scene``, or empty when it may not be
-    kept: not enabled, or a reverse or offset cursor (see the module docstring)."""
+def page_key(request: Request, name: str, pk: int | str) -> str:
+    """The cache key of this request's page of the list ``name`` (``"scene"``, ``"diary"``)
+    of the object ``pk`` in the URL, or empty when it may not be kept: not enabled, not a
+    GET, or a reverse or offset cursor (see the module docstring)."""
     if not enabled() or request.method != "GET" or not _forward(request):
         return ""
-    viewer = access.viewer
+    user_id = request.user.pk
     parts = (
-        access.scene.pk,
-        viewer.user_id,
-        int(viewer.is_master),
+        name,
+        str(pk),
+        user_id,
         request.build_absolute_uri(),
-        access.scene.campaign.slug,
         translation.get_language() or "",
         timezone.get_current_timezone_name(),
         fragments.names_generation(),
         deploy.code_stamp(),
     )
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
-    return f"escenas:api-page:{access.scene.pk}:{viewer.user_id}:{digest}"
+    return f"escenas:api-page:{name}:{pk}:{user_id}:{digest}"
 
 
 def _forward(request: Request) -> bool:
@@ -102,52 +113,76 @@ def _decode(request: Request) -> Any:
         return None
 
 
-def range_version(scene_id: int, after: int, up_to: int) -> tuple[int, int, str]:
-    """``(count, sum of ids, newest updated_at)`` of the scene's post rows with
-    ``after < id <= up_to`` (every row, deleted or whispered). One query."""
+def range_version(scene_id: int, after: int, up_to: int) -> tuple[Any, ...]:
+    """The content version of a page: the scene row's columns but ``NEWEST_POST_COLUMNS``
+    (its readers, kind, campaign…: what the access check and the page read of it), then the
+    count, sum of ids and newest ``updated_at`` (ISO 8601, or "") of the scene's post rows with
+    ``after < id <= up_to`` (every row, deleted or whispered). One query: the scene by its
+    key, its posts of the range joined on the index (``FilteredRelation``); all None for a
+    scene deleted since."""
+    columns = [
+        f.attname
+        for f in Scene._meta.concrete_fields
+        if f.attname not in NEWEST_POST_COLUMNS and not f.primary_key
+    ]
+    in_range = Q(posts__pk__gt=after, posts__pk__lte=up_to)
     row = (
-        Post.objects.filter(scene_id=scene_id, pk__gt=after, pk__lte=up_to)
+        Scene.objects.filter(pk=scene_id)
+        .annotate(in_range=FilteredRelation("posts", condition=in_range))
+        .values(*columns)
+        .annotate(n=Count("in_range__id"), s=Sum("in_range__id"), u=Max("in_range__updated_at"))
         .order_by()
-        .aggregate(n=Count("id"), s=Sum("id"), u=Max("updated_at"))
+        .first()
     )
+    if row is None:
+        return (None,)
     updated = row["u"].isoformat() if row["u"] else ""
-    return int(row["n"] or 0), int(row["s"] or 0), updated
+    scene = tuple(str(row[name]) for name in columns)
+    return (*scene, int(row["n"] or 0), int(row["s"] or 0), updated)
 
 
 @dataclass(frozen=True, slots=True)
 class StoredPage:
-    """A kept page: the response ``data``, the id range it covers (``after`` exclusive, ``up_to``
-    inclusive), that range's ``version`` and the other tables' ``generations``."""
+    """A kept page: the response ``data``, the scene (``scene_id``) and the id range of its
+    posts it covers (``after`` exclusive, ``up_to`` inclusive), that range's ``version`` and
+    the other tables' ``generations``."""
 
     data: dict[str, Any]
+    scene_id: int
     after: int
     up_to: int
-    version: tuple[int, int, str]
+    version: tuple[Any, ...]
     generations: dict[str, str]
 
 
-def stored_page(key: str, scene_id: int) -> dict[str, Any] | None:
-    """The kept page data under ``key`` when nothing it shows changed since, else None."""
+def stored_page(key: str) -> dict[str, Any] | None:
+    """The kept page data under ``key`` when nothing it shows changed since, else None (an
+    empty key too). One query on a kept entry (``range_version``)."""
     entry = table_writes.kept(key, StoredPage)
     if entry is None:
         return None
-    if range_version(scene_id, entry.after, entry.up_to) != entry.version:
+    if range_version(entry.scene_id, entry.after, entry.up_to) != entry.version:
         return None
     return entry.data
 
 
+def recording(key: str) -> AbstractContextManager[table_writes.Recording | None]:
+    """Around the reads of a page that may be kept under ``key`` (the access check too) and
+    its ``keep``: ``nucleo.table_writes.recording``, whose generations are taken before the
+    first read. The page's own reads go in ``one_snapshot``. Yields None (nothing recorded)
+    when ``key`` is empty."""
+    return table_writes.recording(key)
+
+
 @contextmanager
-def recording(key: str) -> Iterator[table_writes.Recording | None]:
-    """Around the reads of a page that may be kept under ``key`` and its ``keep``:
-    ``nucleo.table_writes.recording`` (no viewer: the page's rows are the same for every
-    reader of its rights class), all in one transaction that sees one snapshot of the
-    database (REPEATABLE READ on PostgreSQL; SQLite's transactions are), so the content
-    version ``keep`` reads is the one of the rows the page shows, whatever commits meanwhile.
-    The generations are taken inside the transaction, before its first read (which is what
-    fixes PostgreSQL's snapshot). Yields None (nothing recorded, no transaction) when ``key``
-    is empty."""
-    if not key:
-        yield None
+def one_snapshot(rec: table_writes.Recording | None) -> Iterator[None]:
+    """Around the page's reads of posts and its ``keep``, inside ``recording``: one
+    transaction that sees one snapshot of the database (REPEATABLE READ on PostgreSQL;
+    SQLite's transactions are), so the content version ``keep`` reads is the one of the rows
+    the page shows, whatever commits meanwhile. The access check runs before it, outside: its
+    404 is raised outside any transaction of ours. No transaction when ``rec`` is None."""
+    if rec is None:
+        yield
         return
     conn = transaction.get_connection()
     outermost = not conn.in_atomic_block  # inside a test's transaction the level is set
@@ -155,8 +190,7 @@ def recording(key: str) -> Iterator[table_writes.Recording | None]:
         if outermost and conn.vendor == "postgresql":
             with conn.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        with table_writes.recording(key) as rec:
-            yield rec
+        yield
 
 
 def keep(
@@ -173,5 +207,12 @@ def keep(
     if kept is None:
         return
     version = range_version(scene_id, after, up_to)
-    entry = StoredPage(data=data, after=after, up_to=up_to, version=version, generations=kept)
+    entry = StoredPage(
+        data=data,
+        scene_id=scene_id,
+        after=after,
+        up_to=up_to,
+        version=version,
+        generations=kept,
+    )
     cache.set(rec.key, entry, PAGE_TTL)
