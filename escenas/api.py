@@ -352,7 +352,8 @@ def with_rolls(posts: list[Post], access: SceneAccess) -> None:
 
 
 class _PostListMixin(generics.GenericAPIView):
-    """Lists the visible posts of ``self.access`` as ``post_view`` shows them."""
+    """Lists the visible posts of a scene (``post_page``'s access) as ``post_view`` shows
+    them."""
 
     serializer_class = PostSerializer
     pagination_class = PostCursorPagination
@@ -383,7 +384,7 @@ class _PostListMixin(generics.GenericAPIView):
                 # Plain dicts, the serializer's answer (``escenas.api_post_data``).
                 response = self.get_paginated_response([post_data(v) for v in views])
                 data = {**response.data, "results": list(response.data["results"])}
-                api_pages.keep(rec, access.scene.pk, data, self.paginator)
+                api_pages.keep(rec, access.scene, data, self.paginator)
         return response
 
 

@@ -9,11 +9,14 @@ round trips and one aggregate query, no access query, no post query and no seria
 - **Key** (``page_key``): the list (a scene's or a character's diary) and its id in the URL,
   the viewer's user id, the absolute URL (the cursor, the page size, and the host of the
   ``next``/``previous`` links), the active language and time zone (the dates), the names
-  generation and the code's stamp (``escenas.fragments``: usernames and a deploy). Taken
-  before the access check, which runs inside the recording like the page's own reads, as
-  ``nucleo.api_answers`` does: what the viewer may see (a master or not, a member, the
-  scene's readers) is read from tables whose writes make the page old, and a viewer who
-  loses the scene gets the 404 of a fresh check. Authentication runs before on every request.
+  generation and the code's stamp (``escenas.fragments``, ``nucleo.deploy``: usernames and a
+  deploy). Taken before the access check, which runs inside the recording like the page's
+  own reads, as ``nucleo.api_answers`` does: what the viewer may see (a master or not, a
+  member, the scene's readers) is read from tables whose writes make the page old, and a
+  viewer who loses the scene gets the 404 of a fresh check. The scene row's part of the
+  version is taken from the row that check read (``scene_state``), so a change made between
+  the check and the page's snapshot makes the next read a fresh one too. Authentication runs
+  before on every request.
 - **The page's own content version** (``range_version``): the scene row's columns but the
   ones every new post moves (``NEWEST_POST_COLUMNS``), then the count, id sum and newest
   ``updated_at`` of every post row (deleted ones and whispers too) in that id range: one
@@ -113,18 +116,30 @@ def _decode(request: Request) -> Any:
         return None
 
 
-def range_version(scene_id: int, after: int, up_to: int) -> tuple[Any, ...]:
-    """The content version of a page: the scene row's columns but ``NEWEST_POST_COLUMNS``
-    (its readers, kind, campaign…: what the access check and the page read of it), then the
-    count, sum of ids and newest ``updated_at`` (ISO 8601, or "") of the scene's post rows with
-    ``after < id <= up_to`` (every row, deleted or whispered). One query: the scene by its
-    key, its posts of the range joined on the index (``FilteredRelation``); all None for a
-    scene deleted since."""
-    columns = [
+def _scene_columns() -> list[str]:
+    """The scene's columns in a page's version: all but its key and ``NEWEST_POST_COLUMNS``."""
+    return [
         f.attname
         for f in Scene._meta.concrete_fields
         if f.attname not in NEWEST_POST_COLUMNS and not f.primary_key
     ]
+
+
+def scene_state(scene: Scene) -> tuple[str, ...]:
+    """The scene part of a page's version (``range_version``) from a scene already read: the
+    one the access check read, so a change made after that check (before the page's
+    snapshot) is a change against the kept version, and the next read is a fresh one."""
+    return tuple(str(getattr(scene, name)) for name in _scene_columns())
+
+
+def range_version(scene_id: int, after: int, up_to: int) -> tuple[Any, ...]:
+    """The content version of a page: the scene row's columns but ``NEWEST_POST_COLUMNS``
+    (its readers, kind, campaign…: what the access check and the page read of it; as
+    ``scene_state``), then the count, sum of ids and newest ``updated_at`` (ISO 8601, or "") of
+    the scene's post rows with ``after < id <= up_to`` (every row, deleted or whispered). One
+    query: the scene by its key, its posts of the range joined on the index
+    (``FilteredRelation``); ``(None,)`` for a scene deleted since."""
+    columns = _scene_columns()
     in_range = Q(posts__pk__gt=after, posts__pk__lte=up_to)
     row = (
         Scene.objects.filter(pk=scene_id)
@@ -178,8 +193,9 @@ def recording(key: str) -> AbstractContextManager[table_writes.Recording | None]
 def one_snapshot(rec: table_writes.Recording | None) -> Iterator[None]:
     """Around the page's reads of posts and its ``keep``, inside ``recording``: one
     transaction that sees one snapshot of the database (REPEATABLE READ on PostgreSQL;
-    SQLite's transactions are), so the content version ``keep`` reads is the one of the rows
-    the page shows, whatever commits meanwhile. The access check runs before it, outside: its
+    SQLite's transactions are), so the posts' part of the version ``keep`` reads is the one of
+    the rows the page shows, whatever commits meanwhile (the scene's part is the access
+    check's: ``scene_state``). The access check runs before it, outside: its
     404 is raised outside any transaction of ours. No transaction when ``rec`` is None."""
     if rec is None:
         yield
@@ -194,10 +210,12 @@ def one_snapshot(rec: table_writes.Recording | None) -> Iterator[None]:
 
 
 def keep(
-    rec: table_writes.Recording | None, scene_id: int, data: dict[str, Any], paginator: Any
+    rec: table_writes.Recording | None, scene: Scene, data: dict[str, Any], paginator: Any
 ) -> None:
     """Keep a page's response ``data`` when it is closed (the paginator, a
-    ``PostCursorPagination`` after ``paginate_queryset``, found a post after it)."""
+    ``PostCursorPagination`` after ``paginate_queryset``, found a post after it). ``scene``
+    is the one the access check read: the version's scene part is taken from it
+    (``scene_state``), its posts' part from the page's snapshot."""
     if rec is None or not paginator.has_next:
         return
     up_to = int(paginator.next_position)  # a forward page: the post after it (``_forward``)
@@ -206,13 +224,14 @@ def keep(
     kept = rec.generations(without=COVERED)
     if kept is None:
         return
-    version = range_version(scene_id, after, up_to)
+    state = scene_state(scene)
+    posts = range_version(scene.pk, after, up_to)[len(state) :]
     entry = StoredPage(
         data=data,
-        scene_id=scene_id,
+        scene_id=scene.pk,
         after=after,
         up_to=up_to,
-        version=version,
+        version=(*state, *posts),
         generations=kept,
     )
     cache.set(rec.key, entry, PAGE_TTL)

@@ -17,8 +17,9 @@ to keep with the piece (``generations``), and ``unchanged`` checks them on the w
 ``recording`` does both around a piece's reads (a ``Recording``), and ``kept`` finds a kept
 entry that is still right: ``escenas.viewer_pages`` (the scene page, the scene list, diaries
 and the master's world page), ``nucleo.api_answers`` (API lists) and ``escenas.api_pages``
-(the API's post pages) all keep their pieces this way, each adding its own key and what else
-its entry holds.
+(the API's post pages) and ``personajes.forecast`` (a character's forecast, a piece inside the
+diary page) all keep their pieces this way, each adding its own key and what else its entry
+holds.
 
 **Per-user tables** (``per_user``: read markers, drafts: rows that only their user's pages show)
 have a generation per user besides the table's: a write whose users ``nucleo.user_rows`` can

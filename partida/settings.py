@@ -175,8 +175,9 @@ ESCENAS_VIEWER_PAGES = env_bool("ESCENAS_VIEWER_PAGES", default=True)
 # The API's closed pages of posts (a full page with a next one) kept in the cache while no
 # post in their id range and no other table they read changed (escenas.api_pages).
 ESCENAS_API_PAGES = env_bool("ESCENAS_API_PAGES", default=True)
-# The API's whole answers of a campaign's scenes and a character's rolls kept in the cache while
-# no table they read was written (nucleo.api_answers).
+# The API's whole answers of its lists (a campaign's scenes, a character's rolls and diary, the
+# characters, the settlements) kept in the cache while no table they read was written
+# (nucleo.api_answers).
 ESCENAS_API_ANSWERS = env_bool("ESCENAS_API_ANSWERS", default=True)
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -212,3 +212,28 @@ def test_a_kept_page_answers_404_once_its_reader_loses_the_scene(scene_world, ou
     assert reader.get(url).status_code == 404
     participant = session_client(world["player_b"])
     assert participant.get(url).status_code == 200
+
+
+def test_a_scene_narrowed_between_the_check_and_the_page_is_not_served_kept(
+    scene_world, outsider, monkeypatch
+):
+    """The master narrows the scene after the reader's access check and before the page's
+    snapshot (found in review): the version's scene part is the check's row, so the next
+    read checks access again and answers 404, not the page kept from the wider scene."""
+    from escenas import api as escenas_api
+    from escenas.models import Scene
+
+    pk = scene_world["scene"].pk
+    url = f"/api/v1/scenes/{pk}/posts/?page_size=10"
+    reader = session_client(outsider)
+    checked = escenas_api.scene_access_for_api
+
+    def narrowed_after_the_check(scene_pk, user):
+        access = checked(scene_pk, user)
+        Scene.objects.filter(pk=pk).update(readers=Scene.Readers.PARTICIPANTS)
+        return access
+
+    monkeypatch.setattr(escenas_api, "scene_access_for_api", narrowed_after_the_check)
+    assert reader.get(url).status_code == 200  # it could read when it was checked
+    monkeypatch.setattr(escenas_api, "scene_access_for_api", checked)
+    assert reader.get(url).status_code == 404
