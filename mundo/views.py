@@ -18,7 +18,7 @@ from mundo.models import Campaign, Invitation, Location, Settlement, WorldRoll
 from mundo.world_page import PAGE_SIZE, WINDOW, WorldScope, world_scope
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
-from nucleo.forms import add_service_errors, memo_renderer, window_choices
+from nucleo.forms import add_service_errors, window_choices
 from nucleo.urls import url_maker
 from nucleo.users import AuthenticatedHttpRequest
 from reglas.settings import RuleSettings
@@ -206,8 +206,9 @@ def _world_forms(
 ) -> dict[str, Any]:
     """The master's world forms; only the posted one is bound. Their choices are the
     ``scope``'s (``mundo.world_page``; ``grids``, the region's and the chosen settlement's,
-    already read for the page): they accept any row of the campaign. They render through
-    ``memo_renderer``: most of the page's time was their selects' templates."""
+    already read for the page): they accept any row of the campaign. They render through the
+    site's memo renderer (``nucleo.forms.MemoRenderer``): most of the page's time was their
+    selects' templates."""
 
     def bound(name: str) -> Any:
         return data if action == name else None
@@ -217,37 +218,27 @@ def _world_forms(
         "settlement": forms.SettlementCreateForm(
             bound("settlement"),
             prefix="settlement",
-            renderer=memo_renderer,
             initial={"growth_rate": campaign.rules.growth_rate},
         ),
-        "adjust": forms.SettlementAdjustForm(
-            bound("adjust"), campaign=campaign, prefix="adjust", renderer=memo_renderer
-        ),
+        "adjust": forms.SettlementAdjustForm(bound("adjust"), campaign=campaign, prefix="adjust"),
         "location": forms.LocationCreateForm(
-            bound("location"), campaign=campaign, prefix="location", renderer=memo_renderer
+            bound("location"), campaign=campaign, prefix="location"
         ),
         "discover": forms.LocationChoiceForm(
             bound("discover"),
             queryset=places.filter(kind=Location.Kind.SHOP, discovered_day__isnull=True),
             prefix="discover",
-            renderer=memo_renderer,
         ),
         "search": forms.LocationChoiceForm(
             bound("search"),
             queryset=places.filter(kind__in=_SEARCHABLE, searched_day__isnull=True),
             prefix="search",
-            renderer=memo_renderer,
         ),
-        "route": forms.RouteCheckForm(
-            bound("route"), campaign=campaign, prefix="route", renderer=memo_renderer
-        ),
-        "restore": forms.RestoreForm(
-            bound("restore"), campaign=campaign, prefix="restore", renderer=memo_renderer
-        ),
+        "route": forms.RouteCheckForm(bound("route"), campaign=campaign, prefix="route"),
+        "restore": forms.RestoreForm(bound("restore"), campaign=campaign, prefix="restore"),
         "schedule": forms.ScheduleForm(
             bound("schedule"),
             prefix="schedule",
-            renderer=memo_renderer,
             initial={"schedule": campaign.schedule, "tick_time": campaign.tick_time},
         ),
     }

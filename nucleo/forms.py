@@ -68,6 +68,7 @@ def window_choices(field: forms.Field, window: Iterable[Any]) -> None:
 
 
 _LABEL_TEMPLATE = "django/forms/label.html"
+_HIDDEN_TEMPLATE = "django/forms/widgets/hidden.html"
 _EXACT = frozenset({str, SafeString, bool, int, float, type(None)})
 
 
@@ -103,10 +104,16 @@ class MemoRenderer(DjangoTemplates):
     form whose choices and values did not change since the last request renders none of its
     ~20 templates per select again. Anything else (a form's or field's own template, a value
     it cannot key) is rendered as Django does. At most ``SIZE`` pieces per process (then it
-    starts over). The label template's ``field`` is left out of its key: Django's
-    ``label.html`` never reads it (nothing overrides it here)."""
+    starts over). Hidden inputs are rendered each time: one small template, whose value is
+    often made anew for each request (a post form's idempotency key), which would fill the
+    pieces with one each. The label template's ``field`` is left out of its key: Django's
+    ``label.html`` never reads it (nothing overrides it here).
 
-    SIZE = 2048
+    The site's form renderer (``settings.FORM_RENDERER``: Django makes one a process): every
+    form renders through it, the post form of a scene's last page (about a quarter of that
+    page's render), the world page's selects and the admin's alike."""
+
+    SIZE = 8192
 
     def __init__(self) -> None:
         super().__init__()
@@ -126,6 +133,8 @@ class MemoRenderer(DjangoTemplates):
 
     @staticmethod
     def _key(template_name: str, context: dict[str, Any]) -> Any:
+        if template_name == _HIDDEN_TEMPLATE:  # one small template, often a per-request key
+            return NotImplemented
         if template_name == _LABEL_TEMPLATE:
             shown = {k: v for k, v in context.items() if k != "field"}
         elif set(context) == {"widget"}:
@@ -136,7 +145,3 @@ class MemoRenderer(DjangoTemplates):
             return (template_name, get_language(), _shape(shown))
         except _Unkeyable:
             return NotImplemented
-
-
-memo_renderer = MemoRenderer()
-"""The one ``MemoRenderer`` (its template engine and its pieces are per instance)."""

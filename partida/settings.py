@@ -128,6 +128,9 @@ TEMPLATES = [
         },
     },
 ]
+# Django's form renderer, keeping each widget's and label's HTML per process while nothing it
+# shows changed (nucleo.forms.MemoRenderer): the same HTML, rendered once.
+FORM_RENDERER = "nucleo.forms.MemoRenderer"
 
 # Persistent connections with a database URL (a new PostgreSQL connection per request costs
 # more than most pages: the health view went from 145 to 740 req/s with 60 s here), checked

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from mundo.models import Campaign, Location, Settlement
 from mundo.world_page import WorldScope
 from nucleo import bounds
-from nucleo.forms import memo_renderer, model_choice_field, window_choices
+from nucleo.forms import model_choice_field, window_choices
 from personajes.models import Character, ItemType
 
 ROUTE_MODES = [("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))]
@@ -246,9 +246,7 @@ def control_forms(
     ``give`` a character id and ``kind`` an item kind (the pending list's "give water" link);
     one query then, for the first item of that kind."""
     forms_by_action = {
-        # The memo renderer: the page renders these selects again and again (nucleo.forms).
-        name: cls(campaign=campaign, prefix=name, renderer=memo_renderer)
-        for name, cls in CONTROL_FORMS.items()
+        name: cls(campaign=campaign, prefix=name) for name, cls in CONTROL_FORMS.items()
     }
     if scope is not None:
         window_forms(forms_by_action, scope)

@@ -2,8 +2,11 @@
 rendered once per distinct widget or label, and rendered again when anything it shows
 changes (a choice, a value, the escaping, the language)."""
 
+import re
+
 from django import forms
-from django.forms.renderers import DjangoTemplates
+from django.forms.renderers import DjangoTemplates, get_default_renderer
+from django.test import override_settings
 from django.utils import translation
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
@@ -61,3 +64,38 @@ def test_it_starts_over_when_full():
     memo.SIZE = 4
     _html(memo)
     assert 0 < len(memo.kept) <= 4
+
+
+def _post_form(html):
+    """The post form's section of a scene page, without what each request makes anew (the
+    CSRF token, the idempotency key)."""
+    section = html[html.index('<section id="post-form"') :]
+    section = section[: section.index("</section>")]
+    section = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "csrf", section)
+    return re.sub(r'name="idempotency_key"[^>]*>', "key", section)
+
+
+@override_settings(ESCENAS_VIEWER_PAGES=False)  # each request renders its page
+def test_every_form_renders_through_it(client, campaign, master, player_a):
+    """The site's renderer (``FORM_RENDERER``): a scene's post form, rendered twice, keeps
+    its pieces once, and the page is what Django's own renderer gives."""
+    from escenas import scenes
+    from personajes.models import Character
+    from tests.factories import CharacterFactory
+
+    memo = get_default_renderer()
+    assert isinstance(memo, MemoRenderer)
+    pc = CharacterFactory(campaign=campaign, player=player_a, status=Character.Status.APPROVED)
+    scene = scenes.scene_create(campaign=campaign, master=master, title="Escena", participants=[pc])
+    client.force_login(player_a)
+    memo.kept.clear()
+    first = client.get(scene.get_absolute_url()).content.decode()
+    kept = len(memo.kept)
+    assert kept > 10 and 'name="body"' in first  # the post form's widgets and labels
+    again = client.get(scene.get_absolute_url()).content.decode()
+    assert len(memo.kept) == kept
+    with override_settings(FORM_RENDERER="django.forms.renderers.DjangoTemplates"):
+        assert not isinstance(get_default_renderer(), MemoRenderer)
+        plain = client.get(scene.get_absolute_url()).content.decode()
+    assert _post_form(plain) == _post_form(again)
+    assert _post_form(again).count("<select") >= 1
