@@ -247,8 +247,7 @@ def character_forecast(character: Character) -> Forecast | None:
     with table_writes.recording(key) as rec:
         found = campaign_forecasts(character.campaign, character_id=character.pk)
     result = found[0].forecast if found else None
-    generations = None if rec is None else rec.generations()
-    if rec is not None and generations is not None:
+    if rec is not None and (generations := rec.generations()) is not None:
         entry = KeptForecast(forecast=result, tables=frozenset(rec.tables), generations=generations)
         cache.set(key, entry, FORECAST_TTL)
     return result
