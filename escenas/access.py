@@ -23,6 +23,7 @@ The campaign role comes from membership alone; a superuser who is not a member i
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,7 @@ from django.db.models import (
     Count,
     Exists,
     F,
+    JSONField,
     Max,
     OuterRef,
     Prefetch,
@@ -42,7 +44,7 @@ from django.db.models import (
     Subquery,
     Value,
 )
-from django.db.models.functions import Cast, Concat
+from django.db.models.functions import Cast, Concat, JSONObject
 
 from escenas.combat_models import Combat
 from escenas.models import (
@@ -101,6 +103,13 @@ class SceneVersion:
     def token(self) -> str:
         """The posts' part of a cache key (the read marker is not in it)."""
         return f"{self.posts}.{self.last_id}.{self.updated}"
+
+    def unchanged_since(self, *, after: int, since: datetime.datetime) -> bool:
+        """True when no post of the scene, visible to anyone or not, has an id above ``after``
+        or was updated after ``since`` (aware): then a poll's ``posts_after`` and
+        ``posts_changed``, which look at a subset of those posts with those same filters,
+        are both empty, and it needs no post query (the usual poll: nothing new)."""
+        return self.last_id <= after and self.updated <= micros(since)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,12 +236,13 @@ def _signed_in(user: AnyUser | None) -> bool:
 
 def _version_annotations(user: AnyUser | None) -> dict[str, Any]:
     """``SceneVersion``'s columns as subqueries on Scene: its posts' count, newest id and
-    newest ``updated_at`` (each one index range of ``post_scene_id``), and the read marker."""
+    newest ``updated_at`` as one JSON object (``v_posts``: one pass over the scene's posts,
+    not three, and one subquery to build and plan), whether it has a fight, and the read
+    marker."""
     posts = Post.objects.filter(scene=OuterRef("pk")).order_by().values("scene")
+    totals = JSONObject(n=Count("id"), last=Max("id"), at=Max("updated_at"))
     out: dict[str, Any] = {
-        "v_posts": Subquery(posts.annotate(n=Count("id")).values("n")[:1]),
-        "v_last": Subquery(posts.annotate(n=Max("id")).values("n")[:1]),
-        "v_updated": Subquery(posts.annotate(n=Max("updated_at")).values("n")[:1]),
+        "v_posts": Subquery(posts.annotate(v=totals).values("v")[:1], output_field=JSONField()),
         "v_fights": Exists(Combat.objects.filter(scene=OuterRef("pk"))),
     }
     if user is not None and user.is_authenticated:
@@ -260,13 +270,30 @@ def _viewer_annotations(user: AnyUser | None) -> dict[str, Any]:
     return {"viewer_role": Subquery(role[:1]), "viewer_characters": Subquery(characters[:1])}
 
 
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+def micros(moment: datetime.datetime) -> int:
+    """An aware datetime as whole microseconds since the epoch (integer arithmetic, exact)."""
+    return (moment - _EPOCH) // datetime.timedelta(microseconds=1)
+
+
+def _json_moment(text: str | None) -> int:
+    """A ``DateTimeField`` as JSON gives it (PostgreSQL: ISO 8601 with its offset; SQLite: the
+    stored UTC text, without one) in microseconds since the epoch; 0 for none."""
+    if not text:
+        return 0
+    moment = datetime.datetime.fromisoformat(text)
+    return micros(moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC))
+
+
 def _scene_version(scene: Scene, user: AnyUser | None) -> SceneVersion:
-    updated = getattr(scene, "v_updated", None)
+    totals = getattr(scene, "v_posts", None) or {}  # no posts: no row, NULL
     read = getattr(scene, "v_read", None)
     return SceneVersion(
-        posts=scene.v_posts or 0,  # type: ignore[attr-defined]
-        last_id=scene.v_last or 0,  # type: ignore[attr-defined]
-        updated=int(updated.timestamp() * 1_000_000) if updated else 0,
+        posts=totals.get("n") or 0,
+        last_id=totals.get("last") or 0,
+        updated=_json_moment(totals.get("at")),
         last_read=(read or 0) if _signed_in(user) else None,
         fights=bool(scene.v_fights),  # type: ignore[attr-defined]
     )
@@ -309,8 +336,9 @@ def access_scene(
     ``slug`` (or with neither, one more for the scene's campaign).
 
     ``with_version`` (no ``campaign``; ``slug`` or, in the API, the scene's own): the scene
-    page's one query instead, the scene with its campaign, the viewer's role and characters, the
-    posts' ``SceneVersion`` and the read marker (``access.version``), then the participants (1).
+    page's and the poll's one query instead, the scene with its campaign, the viewer's role and
+    characters, the posts' ``SceneVersion`` and the read marker (``access.version``), then the
+    participants (1).
     ``one_query`` (no ``campaign``): the same two queries without the version (its post counts
     are subqueries over the scene's posts), ``access.version`` None: the API, which keeps its
     pages by its own check (``escenas.api_pages``), and writes.
@@ -341,7 +369,14 @@ def _access_scene_one_query(
     """``access_scene(..., with_version=True)`` or ``one_query=True``: see there."""
     scenes = _scene_queryset() if slug is None else _scene_queryset().filter(campaign__slug=slug)
     annotations = _viewer_annotations(user) | (_version_annotations(user) if version else {})
-    scene = scenes.filter(pk=int(pk) if str(pk).isdigit() else 0).annotate(**annotations).first()
+    # One row by its key: ordered by it alone (the scenes' list order would be compiled and
+    # sorted for nothing).
+    scene = (
+        scenes.filter(pk=int(pk) if str(pk).isdigit() else 0)
+        .annotate(**annotations)
+        .order_by("pk")
+        .first()
+    )
     if scene is None:
         raise NotFound("No such scene")
     viewer = _scene_viewer(scene, user)
@@ -353,10 +388,10 @@ def _access_scene_one_query(
 
 def _scene_queryset() -> QuerySet[Scene]:
     """Scenes with what ``scene_access`` and the scene page read: the campaign, the diary's
-    character and player, the participants by name (one prefetch query)."""
-    return Scene.objects.select_related(
-        "campaign", "diary_character", "diary_character__player"
-    ).prefetch_related(Prefetch("participants", queryset=Character.objects.order_by("name")))
+    character, the participants by name (one prefetch query)."""
+    return Scene.objects.select_related("campaign", "diary_character").prefetch_related(
+        Prefetch("participants", queryset=Character.objects.order_by("name"))
+    )
 
 
 def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:

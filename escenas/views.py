@@ -282,8 +282,12 @@ KEPT_KINDS = (Scene.Kind.STORY, Scene.Kind.OFFTOPIC, Scene.Kind.DIARY)
 @require_GET
 def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """htmx polling: the posts after ``after`` (appended) and the posts changed since ``since``
-    (replaced out of band), then a new poller. Only what the viewer may see."""
-    access = scene_access.access_scene(request.user, pk, slug=slug)
+    (replaced out of band), then a new poller. Only what the viewer may see. With nothing new
+    in the scene (its version: no newer id, no later edit) no post is read: three queries."""
+    # The access and the scene's version in one query: the version says when nothing is new
+    # (every 15 s, from every open tab: the usual answer), and then no post is read.
+    access = scene_access.access_scene(request.user, pk, slug=slug, with_version=True)
+    assert access.version is not None
     started = timezone.now()
     try:
         after = max(0, int(request.GET.get("after", "0")))
@@ -294,9 +298,12 @@ def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         )
     except (ValueError, OverflowError, OSError):
         raise Http404("Bad poll") from None
-    last_read = selectors.last_read_post_id(access.scene, request.user)
-    new = selectors.posts_after(access, after=after, last_read=last_read)
-    changed = selectors.posts_changed(access, up_to=after, since=since) if after else []
+    last_read = access.version.last_read
+    if access.version.unchanged_since(after=after, since=since):
+        new, changed = [], []
+    else:
+        new = selectors.posts_after(access, after=after, last_read=last_read)
+        changed = selectors.posts_changed(access, up_to=after, since=since) if after else []
     last = new[-1].post.pk if new else after
     # The poller sits on a page whose posts were shown: the marker follows it only when no
     # unread post before that page was skipped (``selectors.unread_before``: a query only then).

@@ -3,10 +3,15 @@ the waiting-on line, unread markers, scene management, diaries."""
 
 from __future__ import annotations
 
+import datetime
+from unittest.mock import patch
+
 import pytest
+import time_machine
 from django.urls import reverse
 
 from escenas import scenes, services
+from escenas.access import SceneVersion
 from escenas.models import Post, Scene
 from personajes.models import Character
 from tests.escenas.conftest import access_for, client_for
@@ -87,6 +92,40 @@ def test_poll_appends_new_posts_and_replaces_changed_ones(story, master, player_
     assert "Segundo" in html and f"after={second.pk}" in html
     assert f'id="post-{first.pk}" hx-swap-oob="true"' in html  # the threshold was set
     assert client.get(url, {"after": "x"}).status_code == 404
+
+
+def test_a_poll_finds_an_edit_one_microsecond_after_its_clock(story, master, player_a, char_a):
+    """The poll skips its post queries only when no post has an id above ``after`` or an
+    ``updated_at`` after ``since`` (``SceneVersion.unchanged_since``), to the microsecond,
+    as the database compares: an edit at ``since`` is not new, one a microsecond later is."""
+    first = say(story, player_a, "Primero", voice="character")
+    since = datetime.datetime(2026, 12, 7, 10, 0, 0, 123457, tzinfo=datetime.UTC)
+    url = reverse("escenas:poll", args=[story.campaign.slug, story.pk])
+    client = client_for(player_a)
+    query = {"after": first.pk, "since": f"{since.timestamp():.6f}"}
+    Post.objects.filter(pk=first.pk).update(updated_at=since)  # not after ``since``: quiet
+    quiet = client.get(url, query, HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="poller"' in quiet and f'id="post-{first.pk}"' not in quiet
+    moved = since + datetime.timedelta(microseconds=1)
+    Post.objects.filter(pk=first.pk).update(updated_at=moved)
+    html = client.get(url, query, HTTP_HX_REQUEST="true").content.decode()
+    assert f'id="post-{first.pk}" hx-swap-oob="true"' in html
+
+
+def test_a_quiet_poll_answers_what_the_full_poll_answers(story, master, player_a, char_a):
+    """Byte for byte: the poll that skips its post queries (nothing new) and the one that runs
+    them, at the same instant, for the same reader."""
+    first = say(story, player_a, "Primero", voice="character")
+    url = reverse("escenas:poll", args=[story.campaign.slug, story.pk])
+    client = client_for(player_a)
+    query = {"after": first.pk, "since": f"{first.updated_at.timestamp() + 1:.6f}"}
+    with time_machine.travel(first.updated_at + datetime.timedelta(seconds=5), tick=False):
+        quiet = client.get(url, query, HTTP_HX_REQUEST="true")
+        with patch.object(SceneVersion, "unchanged_since", return_value=False):
+            full = client.get(url, query, HTTP_HX_REQUEST="true")
+    assert quiet.status_code == full.status_code == 200
+    assert quiet.content == full.content
+    assert b'id="poller"' in quiet.content
 
 
 def test_roll_chance_is_exact(story, player_a, char_a):

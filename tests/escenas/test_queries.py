@@ -211,6 +211,32 @@ def test_poll_queries_do_not_grow_with_new_posts(story, player_a, master, char_a
     assert count_queries(client, url) == one
 
 
+def test_a_poll_with_nothing_new_reads_no_post(story, player_a, master, char_a):
+    """The usual poll (every 15 s from every open tab): nothing was posted or changed since
+    the page was shown. In order: the user (the session comes from the cache), then the
+    scene's access with its version and the read marker in one query, its participants: 3,
+    with 1 post or with 40 in the scene, and no post is read (8 before, issue 14). Something
+    new is read as before: the new posts with their rolls and whisper recipients (3), the
+    changed ones (1) and the read marker's update (1): 5 more."""
+    client = client_for(player_a)
+    add_posts(story, master, 1)
+    client.get(story.get_absolute_url())  # the page: the read marker is at its last post
+    last = Post.objects.latest("pk")
+    url = reverse("escenas:poll", args=[story.campaign.slug, story.pk])
+    quiet = f"{url}?after={last.pk}&since={last.updated_at.timestamp() + 1}"
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(quiet).status_code == 200
+    assert len(ctx.captured_queries) == 3
+    assert not any("escenas_post" in q["sql"].split(" FROM ")[1] for q in ctx.captured_queries)
+    add_posts(story, player_a, 39, character=char_a)
+    client.get(story.get_absolute_url() + "?page=last")
+    last = Post.objects.latest("pk")
+    quiet = f"{url}?after={last.pk}&since={last.updated_at.timestamp() + 1}"
+    assert count_queries(client, quiet) == 3
+    add_posts(story, master, 1)
+    assert count_queries(client, quiet) == 3 + 5
+
+
 def test_feed_queries_do_not_grow_with_posts(story, player_a, master, char_a):
     token = notifications.preference_get_or_create(user=player_a).feed_token
     url = reverse("escenas:private_feed", args=[token, story.campaign.slug, story.pk])
