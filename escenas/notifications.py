@@ -382,9 +382,13 @@ def scene_modes_of(scene_ids: Iterable[int], *, mutes: bool = True) -> dict[tupl
 def scene_mode_of(*, user: Any, scene: Scene) -> str:
     """``user``'s e-mail mode for ``scene``: ``"default"``, ``FOLLOW`` or ``MUTE``. One query
     (none for an anonymous user)."""
-    if not user.is_authenticated:
-        return "default"
-    return scene_modes_of([scene.pk]).get((user.pk, scene.pk), "default")
+    return scene_mode(selectors.scene_choices(user, scene))
+
+
+def scene_mode(choices: selectors.SceneChoices) -> str:
+    """The e-mail mode that a reader's ``SceneChoices`` make: ``FOLLOW``, ``MUTE`` or
+    ``"default"`` (``scene_mode_set`` keeps at most one of the two)."""
+    return FOLLOW if choices.follows else MUTE if choices.mutes else "default"
 
 
 def scene_mode_set(*, user: User, scene: Scene, mode: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from django.db.models import (
     Case,
     Count,
+    Exists,
     F,
     IntegerField,
     Max,
@@ -526,6 +527,34 @@ def preference_for(user: AnyUser) -> NotificationPreference | None:
     if not user.is_authenticated:
         return None
     return NotificationPreference.objects.filter(user=user).first()
+
+
+@dataclass(frozen=True, slots=True)
+class SceneChoices:
+    """What a reader chose that a scene page shows: ``feed_token`` (their private feeds' key,
+    "" for none), whether they ``follow`` or ``mute`` the scene (``notifications.scene_mode``)."""
+
+    feed_token: str = ""
+    follows: bool = False
+    mutes: bool = False
+
+
+def scene_choices(user: AnyUser, scene: Scene) -> SceneChoices:
+    """``user``'s ``SceneChoices`` for ``scene``: one query (their preference with two
+    ``EXISTS`` on its scene lists), none for an anonymous user; nothing chosen without a
+    preference (it is not created here)."""
+    if not user.is_authenticated:
+        return SceneChoices()
+    this = {"notificationpreference_id": OuterRef("pk"), "scene_id": scene.pk}
+    lists = NotificationPreference.followed_scenes, NotificationPreference.muted_scenes
+    follows, mutes = (Exists(m2m.through.objects.filter(**this)) for m2m in lists)
+    row = (
+        NotificationPreference.objects.filter(user_id=user.pk)
+        .annotate(follows=follows, mutes=mutes)
+        .values_list("feed_token", "follows", "mutes")
+        .first()
+    )
+    return SceneChoices(row[0] or "", row[1], row[2]) if row else SceneChoices()
 
 
 def diary_entries(character: Character, *, days: int = 14) -> list[DiaryEntry]:

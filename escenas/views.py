@@ -127,6 +127,8 @@ def _scene_context(
             traits=traits,
             requests=requests,
         )
+    # The reader's feed token and e-mail mode for the scene: one query.
+    choices = selectors.scene_choices(request.user, scene)
     request_form = None
     if access.is_master and access.characters and traits:
         request_form = forms.RollRequestForm(access=access, traits=traits)
@@ -148,22 +150,21 @@ def _scene_context(
         "post_block": None if show_form else joining.post_block(access),
         "waiting_on": page_cache.waiting_on(access),
         "now_ts": timezone.now().timestamp(),
-        "feed_url": _feed_url(request, scene),
-        "scene_mode": notifications.scene_mode_of(user=request.user, scene=scene),
+        "feed_url": _feed_url(scene, choices),
+        "scene_mode": notifications.scene_mode(choices),
         **diary_page.diary_context(scene),
         **(panel_context(access) if scene.kind == Scene.Kind.STORY else {}),
     }
 
 
-def _feed_url(request: HttpRequest, scene: Scene) -> str | None:
+def _feed_url(scene: Scene, choices: selectors.SceneChoices) -> str | None:
     """The scene's Atom feed: public, or the viewer's private token URL (None without one)."""
     kwargs = {"slug": scene.campaign.slug, "pk": scene.pk}
     if scene_access.scene_is_public(scene):
         return reverse("escenas:scene_feed", kwargs=kwargs)
-    pref = selectors.preference_for(request.user)
-    if pref is None or not pref.feed_token:
+    if not choices.feed_token:
         return None
-    return reverse("escenas:private_feed", kwargs=kwargs | {"token": pref.feed_token})
+    return reverse("escenas:private_feed", kwargs=kwargs | {"token": choices.feed_token})
 
 
 # --- Scene list and scene pages -----------------------------------------------------------------

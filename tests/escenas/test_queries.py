@@ -8,8 +8,8 @@ characters, the posts' version (count, newest id, newest ``updated_at``), whethe
 and the read marker, all in one query (``access_scene(..., with_version=True)``); its
 participants; then, the post list being cached under that version (``escenas.fragments``), no
 post query and no read-marker write; pending roll requests, the campaign's traits, the draft,
-the members (whisper recipients), the trait values (roll widget), the feed token, the
-reader's follow/mute choices for the scene (the per-scene e-mail mode): 10. The
+the members (whisper recipients), the trait values (roll widget), the reader's feed token
+with their follow/mute choice for the scene (the per-scene e-mail mode; one query): 9. The
 waiting-on line is cached under the same version; a scene without fights asks nothing for the
 combat panel (with fights 4–5 more, pinned in test_combat_pages).
 
@@ -93,7 +93,8 @@ def test_scene_page_queries_do_not_grow_with_posts(who, cast, story, master, pla
     assert cold_last == many_last + 5 + (who != "player_a"), (cold_last, many_last)
     if who == "player_a":
         # Pinned (see the module docstring for the list): justify any new query.
-        assert (one_last, many_first) == (10, 6), (one_last, many_first)  # +1: follow/mute
+        # 9 and 5: the feed token and the follow/mute choice in one query (issue 14: 10, 6).
+        assert (one_last, many_first) == (9, 5), (one_last, many_first)
     # The first page of many is not the last: no post form, its queries are not made.
     assert many_first <= one_first
 

@@ -15,8 +15,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from escenas import notifications, services
-from escenas.models import NotificationPreference
+from escenas import notifications, scenes, services
+from escenas.models import NotificationPreference, Scene
 from nucleo import readers
 from nucleo.models import UserSettings
 from tests.escenas.conftest import access_for, client_for
@@ -202,3 +202,27 @@ def test_the_scene_button_sets_the_mode(story, player_a, player_b, outsider):
 def test_the_zone_list_has_the_usual_zones(zone):
     assert zone in readers.time_zone_names()
     assert not any(n.startswith("Etc/") for n in readers.time_zone_names())
+
+
+def test_a_scene_page_shows_the_readers_choice_for_that_scene_only(
+    campaign, story, master, player_b
+):
+    """The feed link and the e-mail line come from the reader's own choices about this scene
+    (``selectors.scene_choices``: one query); another scene's choice does not leak in."""
+    client = client_for(player_b)
+    other = scenes.scene_create(
+        campaign=campaign, master=master, title="El sótano", readers=Scene.Readers.MEMBERS
+    )
+    page = client.get(story.get_absolute_url()).text
+    assert "Correo: tus ajustes de siempre." in page and "application/atom+xml" not in page
+    token = notifications.preference_get_or_create(user=player_b).feed_token
+    notifications.scene_mode_set(user=player_b, scene=other, mode=notifications.MUTE)
+    page = client.get(story.get_absolute_url()).text
+    assert "Correo: tus ajustes de siempre." in page
+    feed = reverse("escenas:private_feed", args=[token, campaign.slug, story.pk])
+    assert f'<a href="{feed}" rel="alternate" type="application/atom+xml">' in page
+    assert "Correo: esta escena está silenciada." in client.get(other.get_absolute_url()).text
+    notifications.scene_mode_set(user=player_b, scene=story, mode=notifications.FOLLOW)
+    assert (
+        "Correo: sigues esta escena (uno por mensaje)." in client.get(story.get_absolute_url()).text
+    )
