@@ -6,6 +6,8 @@ run by the real tick (``partida.tick.advance_day``: the diary rows and the daily
 every character while it lives; the one whose diary is measured, ``_the_diarist``, was kept
 supplied and lived all 60 days, which the benchmark checks), and a story scene with 1 000
 posts with a roll each, its newest-post columns set as ``services.post_create`` sets them.
+Beside the pages, that scene's poll with nothing new since its last page was read (what every
+open tab asks every 15 s; never kept whole, so both passes below render it).
 Each page or list is fetched through Django's test client (DEBUG off, the configured cache)
 ``WARM`` times, then timed ``RUNS`` times through the client's handler (the middleware and the
 view, as a server runs them, without the client's capture of every template context), each
@@ -262,6 +264,11 @@ def test_every_list_at_full_size():
     pages = {
         "scene page 1 (1 000 posts, player)": (as_player, scene_url + "?page=1"),
         "scene page last (+ post form, player)": (as_player, scene_url + "?page=last"),
+        # What every open tab asks every 15 s: nothing new since the page (never kept whole).
+        "scene poll, nothing new (player)": (
+            as_player,
+            f"{scene_url}nuevos/?after={scene.last_post_id}&since={time.time():.6f}",
+        ),
         "scene list (500 diaries, player)": (as_player, f"/partidas/{slug}/escenas/"),
         "campaign page (player)": (as_player, f"/partidas/{slug}/"),
         "diary scene (60 days, player)": (as_player, diary_url),
