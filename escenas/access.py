@@ -23,7 +23,6 @@ The campaign role comes from membership alone; a superuser who is not a member i
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -31,11 +30,8 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import (
     CharField,
-    Count,
     Exists,
     F,
-    JSONField,
-    Max,
     OuterRef,
     Prefetch,
     Q,
@@ -44,18 +40,18 @@ from django.db.models import (
     Subquery,
     Value,
 )
-from django.db.models.functions import Cast, Concat, JSONObject
+from django.db.models.functions import Cast, Concat
 
-from escenas.combat_models import Combat
+from escenas import scene_version
 from escenas.models import (
     Post,
     PostRoll,
     RollRequest,
     Scene,
-    SceneRead,
 )
 from escenas.post_audience import CampaignMembers, scene_participant_ids
 from escenas.post_queries import campaign_posts
+from escenas.scene_version import SceneVersion
 from mundo.access import access_campaign, is_master_role
 from mundo.models import Campaign, Membership
 from nucleo.errors import NotFound
@@ -82,34 +78,6 @@ def access_campaign_viewer(user: AnyUser | None, *, slug: str) -> tuple[Campaign
 
 
 # --- Scenes -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SceneVersion:
-    """What the scene's posts look like now, read in the same query as the access
-    (``access_scene(..., with_version=True)``): ``posts`` how many rows (deleted ones too),
-    ``last_id`` the newest id, ``updated`` the newest ``updated_at`` as whole microseconds since
-    the epoch (every write that changes what a post shows bumps it: ``escenas.fragments``),
-    ``last_read`` the viewer's read marker (None anonymous, 0 never opened) and ``fights``
-    whether the scene has any fight (none: the combat panel needs no query)."""
-
-    posts: int
-    last_id: int
-    updated: int
-    last_read: int | None
-    fights: bool = True
-
-    @property
-    def token(self) -> str:
-        """The posts' part of a cache key (the read marker is not in it)."""
-        return f"{self.posts}.{self.last_id}.{self.updated}"
-
-    def unchanged_since(self, *, after: int, since: datetime.datetime) -> bool:
-        """True when no post of the scene, visible to anyone or not, has an id above ``after``
-        or was updated after ``since`` (aware): then a poll's ``posts_after`` and
-        ``posts_changed``, which look at a subset of those posts with those same filters,
-        are both empty, and it needs no post query (the usual poll: nothing new)."""
-        return self.last_id <= after and self.updated <= micros(since)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,23 +202,6 @@ def _signed_in(user: AnyUser | None) -> bool:
     return user is not None and user.is_authenticated
 
 
-def _version_annotations(user: AnyUser | None) -> dict[str, Any]:
-    """``SceneVersion``'s columns as subqueries on Scene: its posts' count, newest id and
-    newest ``updated_at`` as one JSON object (``v_posts``: one pass over the scene's posts,
-    not three, and one subquery to build and plan), whether it has a fight, and the read
-    marker."""
-    posts = Post.objects.filter(scene=OuterRef("pk")).order_by().values("scene")
-    totals = JSONObject(n=Count("id"), last=Max("id"), at=Max("updated_at"))
-    out: dict[str, Any] = {
-        "v_posts": Subquery(posts.annotate(v=totals).values("v")[:1], output_field=JSONField()),
-        "v_fights": Exists(Combat.objects.filter(scene=OuterRef("pk"))),
-    }
-    if user is not None and user.is_authenticated:
-        read = SceneRead.objects.filter(scene=OuterRef("pk"), user_id=user.pk)
-        out["v_read"] = Subquery(read.values("last_post_id")[:1])
-    return out
-
-
 def _viewer_annotations(user: AnyUser | None) -> dict[str, Any]:
     """The viewer's membership role and their characters in the scene's campaign (``"id:status"``
     joined by commas) as subqueries on Scene: what ``access_campaign_viewer`` reads in three
@@ -268,35 +219,6 @@ def _viewer_annotations(user: AnyUser | None) -> dict[str, Any]:
         .values("s")
     )
     return {"viewer_role": Subquery(role[:1]), "viewer_characters": Subquery(characters[:1])}
-
-
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-
-
-def micros(moment: datetime.datetime) -> int:
-    """An aware datetime as whole microseconds since the epoch (integer arithmetic, exact)."""
-    return (moment - _EPOCH) // datetime.timedelta(microseconds=1)
-
-
-def _json_moment(text: str | None) -> int:
-    """A ``DateTimeField`` as JSON gives it (PostgreSQL: ISO 8601 with its offset; SQLite: the
-    stored UTC text, without one) in microseconds since the epoch; 0 for none."""
-    if not text:
-        return 0
-    moment = datetime.datetime.fromisoformat(text)
-    return micros(moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC))
-
-
-def _scene_version(scene: Scene, user: AnyUser | None) -> SceneVersion:
-    totals = getattr(scene, "v_posts", None) or {}  # no posts: no row, NULL
-    read = getattr(scene, "v_read", None)
-    return SceneVersion(
-        posts=totals.get("n") or 0,
-        last_id=totals.get("last") or 0,
-        updated=_json_moment(totals.get("at")),
-        last_read=(read or 0) if _signed_in(user) else None,
-        fights=bool(scene.v_fights),  # type: ignore[attr-defined]
-    )
 
 
 def _scene_viewer(scene: Scene, user: AnyUser | None) -> CharacterViewer:
@@ -368,7 +290,8 @@ def _access_scene_one_query(
 ) -> SceneAccess:
     """``access_scene(..., with_version=True)`` or ``one_query=True``: see there."""
     scenes = _scene_queryset() if slug is None else _scene_queryset().filter(campaign__slug=slug)
-    annotations = _viewer_annotations(user) | (_version_annotations(user) if version else {})
+    versions = scene_version.version_annotations(user) if version else {}
+    annotations = _viewer_annotations(user) | versions
     # One row by its key: ordered by it alone (the scenes' list order would be compiled and
     # sorted for nothing).
     scene = (
@@ -383,7 +306,7 @@ def _access_scene_one_query(
     access = scene_access(scene, viewer)
     if not access.can_read or (master and not access.is_master):
         raise NotFound("No such scene")
-    return replace(access, version=_scene_version(scene, user)) if version else access
+    return replace(access, version=scene_version.scene_version(scene, user)) if version else access
 
 
 def _scene_queryset() -> QuerySet[Scene]:

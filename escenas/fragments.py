@@ -15,8 +15,8 @@ in its place and the request's token goes in when they are written out (``fill_c
 Above the per-post fragments, two larger pieces are cached the same way (``versioned_key``):
 
 - the **post list** of a page (pagination, posts, poller) for every viewer, keyed on the scene's
-  ``escenas.access.SceneVersion`` (count, newest id and newest ``updated_at`` of all its posts,
-  read in the access query), the viewer (master or not, user id), the cursor and the read
+  ``escenas.scene_version.SceneVersion`` (count, newest id and newest ``updated_at`` of all its
+  posts, read in the access query), the viewer (master or not, user id), the cursor and the read
   marker: a re-read of an unchanged scene runs no post query and renders no post;
 - the **whole page** for an anonymous visitor without cookies of a public scene with no fights,
   keyed on the same version, the scene's, campaign's and participants' rows (a digest of their

@@ -11,8 +11,8 @@ import time_machine
 from django.urls import reverse
 
 from escenas import scenes, services
-from escenas.access import SceneVersion
 from escenas.models import Post, Scene
+from escenas.scene_version import SceneVersion
 from personajes.models import Character
 from tests.escenas.conftest import access_for, client_for
 from tests.escenas.factories import new_key
