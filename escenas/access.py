@@ -274,11 +274,12 @@ def access_scene(
     if viewer is None:
         viewer = character_viewer_for(campaign, user)
     try:
-        scene = _scene_queryset().filter(campaign=campaign, pk=int(pk)).first()
+        scene = _scene_queryset().filter(campaign=campaign, pk=int(pk)).order_by("pk").first()
     except (ValueError, TypeError):
         scene = None
     if scene is None:
         raise NotFound("No such scene")
+    _campaign_read_once(scene)
     access = scene_access(scene, viewer)
     if not access.can_read or (master and not access.is_master):
         raise NotFound("No such scene")
@@ -302,11 +303,20 @@ def _access_scene_one_query(
     )
     if scene is None:
         raise NotFound("No such scene")
+    _campaign_read_once(scene)
     viewer = _scene_viewer(scene, user)
     access = scene_access(scene, viewer)
     if not access.can_read or (master and not access.is_master):
         raise NotFound("No such scene")
     return replace(access, version=scene_version.scene_version(scene, user)) if version else access
+
+
+def _campaign_read_once(scene: Scene) -> None:
+    """A diary's character is of the scene's campaign: it gets the row already read, so what
+    reads ``character.campaign`` (the diary page's forecast) asks for it no second time."""
+    character = scene.diary_character
+    if character is not None and character.campaign_id == scene.campaign_id:
+        character.campaign = scene.campaign
 
 
 def _scene_queryset() -> QuerySet[Scene]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from escenas import diary, scenes
@@ -116,3 +117,29 @@ def test_the_diary_says_why_a_sleep_was_short_and_the_tick_reads_only_the_hours(
     start = page.index("diary-table")
     table = page[start : page.index("</table>", start)]
     assert table.count('<small class="help">guardia</small>') == 1
+
+
+@override_settings(ESCENAS_VIEWER_PAGES=False)
+def test_the_diary_page_reads_its_campaign_once_and_its_days_in_one_query(campaign, char_a):
+    """The diary page rendered (not kept whole), with 1 day and with 14 days in its table:
+    the same queries, and one read of the campaign, in the access query (its diary's
+    character gets that row: the forecast reads ``character.campaign``)."""
+    scene = scenes.diary_scene_for(char_a)
+    client = client_for(char_a.player)
+    url = scene.get_absolute_url()
+    saved_entries([char_a], 1)
+    client.get(url)  # the read marker, the kept pieces
+
+    def queries() -> list[str]:
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.get(url)
+        assert response.status_code == 200
+        return [q["sql"] for q in ctx.captured_queries]
+
+    one_day = queries()
+    for day in range(2, 15):
+        saved_entries([char_a], day)
+    many = queries()
+    assert len(many) == len(one_day)
+    assert sum(' FROM "mundo_campaign"' in sql for sql in many) == 0
+    assert sum('"mundo_campaign"."rule_overrides"' in sql for sql in many) == 1
