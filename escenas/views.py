@@ -284,12 +284,16 @@ KEPT_KINDS = (Scene.Kind.STORY, Scene.Kind.OFFTOPIC, Scene.Kind.DIARY)
 def scene_poll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """htmx polling: the posts after ``after`` (appended) and the posts changed since ``since``
     (replaced out of band), then a new poller. Only what the viewer may see. With nothing new
-    in the scene (its version: no newer id, no later edit) no post is read: three queries."""
+    in the scene (its version: no newer id, no later edit) no post is read: three queries for
+    a signed-in reader (the user, the access, the participants), two for an anonymous one,
+    and the read marker's update when it moves."""
+    # The next poll's ``since``, taken before the version is read: an edit committed after
+    # that read (so not in it) is later than this, and the next poll finds it.
+    started = timezone.now()
     # The access and the scene's version in one query: the version says when nothing is new
     # (every 15 s, from every open tab: the usual answer), and then no post is read.
     access = scene_access.access_scene(request.user, pk, slug=slug, with_version=True)
     assert access.version is not None
-    started = timezone.now()
     try:
         after = max(0, int(request.GET.get("after", "0")))
         if after >= 2**63:  # beyond any id: the database would overflow, not answer

@@ -9,8 +9,9 @@ from unittest.mock import patch
 import pytest
 import time_machine
 from django.urls import reverse
+from django.utils import timezone
 
-from escenas import scenes, services
+from escenas import scenes, services, views
 from escenas.models import Post, Scene
 from escenas.scene_version import SceneVersion
 from personajes.models import Character
@@ -108,6 +109,28 @@ def test_a_poll_finds_an_edit_one_microsecond_after_its_clock(story, master, pla
     assert 'id="poller"' in quiet and f'id="post-{first.pk}"' not in quiet
     moved = since + datetime.timedelta(microseconds=1)
     Post.objects.filter(pk=first.pk).update(updated_at=moved)
+    html = client.get(url, query, HTTP_HX_REQUEST="true").content.decode()
+    assert f'id="post-{first.pk}" hx-swap-oob="true"' in html
+
+
+def test_an_edit_made_while_a_poll_runs_reaches_the_next_poll(story, master, player_a):
+    """A quiet poll gives the next one its ``since`` from before it read the scene's version,
+    so an edit committed after that read (not in it) is later than it: found next time."""
+    first = say(story, player_a, "Primero", voice="character")
+    url = reverse("escenas:poll", args=[story.campaign.slug, story.pk])
+    client = client_for(player_a)
+    access_scene = views.scene_access.access_scene
+
+    def edited_meanwhile(*args, **kwargs):
+        found = access_scene(*args, **kwargs)
+        Post.objects.filter(pk=first.pk).update(updated_at=timezone.now())
+        return found
+
+    query = {"after": first.pk, "since": f"{first.updated_at.timestamp():.6f}"}
+    with patch.object(views.scene_access, "access_scene", edited_meanwhile):
+        quiet = client.get(url, query, HTTP_HX_REQUEST="true")
+    assert f'id="post-{first.pk}"' not in quiet.content.decode()  # not in the version it read
+    query["since"] = f"{quiet.context['now_ts']:.6f}"
     html = client.get(url, query, HTTP_HX_REQUEST="true").content.decode()
     assert f'id="post-{first.pk}" hx-swap-oob="true"' in html
 
