@@ -263,7 +263,7 @@ def access_scene(
     participants (1).
     ``one_query`` (no ``campaign``): the same two queries without the version (its post counts
     are subqueries over the scene's posts), ``access.version`` None: the API, which keeps its
-    pages by its own check (``escenas.api_pages``), and writes.
+    pages by its own check (``escenas.api_pages``), the combat panel's refresh, and writes.
     """
     if (with_version or one_query) and campaign is None:
         return _access_scene_one_query(user, pk, slug=slug, master=master, version=with_version)

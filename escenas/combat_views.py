@@ -64,10 +64,11 @@ def panel_context(access: scene_access.SceneAccess) -> dict[str, Any]:
 @require_GET
 def combat_panel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The scene's combat panel alone (htmx refreshes it: every 30 s from every open tab of a
-    story scene, and after each post). The access comes with the scene's version, which says
-    whether the scene has any fight: without one the panel asks nothing more (three queries
-    in all: the user, the access, the participants)."""
-    access = scene_access.access_scene(request.user, pk, slug=slug, with_version=True)
+    story scene, and after each post). The access in one query, without the scene's version
+    (its totals read every post of the scene; the panel needs none of them): for a player
+    without a fight four queries (the user, the access, the participants, the fights); the
+    master's forms add one."""
+    access = scene_access.access_scene(request.user, pk, slug=slug, one_query=True)
     return render(request, PANEL_TEMPLATE, panel_context(access))
 
 
