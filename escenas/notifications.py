@@ -362,7 +362,8 @@ SCENE_MODES = ("default", FOLLOW, MUTE)
 
 def scene_modes_of(scene_ids: Iterable[int], *, mutes: bool = True) -> dict[tuple[int, int], str]:
     """The per-scene choices on these scenes, ``{(user id, scene id): FOLLOW or MUTE}`` (a
-    scene left at the default is absent; ``mutes=False``: the follows only). One query."""
+    scene left at the default is absent; ``mutes=False``: the follows only; both, which only
+    the admin can set, is FOLLOW, as ``scene_mode`` shows it). One query."""
     ids = list(scene_ids)
     user = "notificationpreference__user_id"
     rows = (
@@ -376,7 +377,8 @@ def scene_modes_of(scene_ids: Iterable[int], *, mutes: bool = True) -> dict[tupl
             .annotate(mode=Value(MUTE))
             .values_list(user, "scene_id", "mode")
         )
-    return {(user_id, scene_id): mode for user_id, scene_id, mode in rows}
+    ordered = sorted(rows, key=lambda row: row[2] == FOLLOW)  # a follow is written last
+    return {(user_id, scene_id): mode for user_id, scene_id, mode in ordered}
 
 
 def scene_mode_of(*, user: Any, scene: Scene) -> str:

@@ -226,3 +226,14 @@ def test_a_scene_page_shows_the_readers_choice_for_that_scene_only(
     assert (
         "Correo: sigues esta escena (uno por mensaje)." in client.get(story.get_absolute_url()).text
     )
+
+
+def test_a_scene_both_followed_and_muted_counts_as_followed_everywhere(story, player_b):
+    """Only the admin can put a scene in both of a reader's lists; the scene page and the
+    e-mails then agree on FOLLOW, whatever order the database returns the rows in."""
+    preference = notifications.preference_get_or_create(user=player_b)
+    preference.muted_scenes.add(story)
+    preference.followed_scenes.add(story)
+    assert notifications.scene_mode_of(user=player_b, scene=story) == notifications.FOLLOW
+    modes = notifications.scene_modes_of([story.pk])
+    assert modes == {(player_b.pk, story.pk): notifications.FOLLOW}
