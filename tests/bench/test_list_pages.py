@@ -12,7 +12,9 @@ Each page or list is fetched through Django's test client (DEBUG off, the config
 ``WARM`` times, then timed ``RUNS`` times through the client's handler (the middleware and the
 view, as a server runs them, without the client's capture of every template context), each
 answer checked to be a 200; the median is printed beside the target (≤ 30 ms, issue 14) with
-its query count (captured on an untimed request), then again with nothing kept whole
+its query count and its Python function calls (each on an untimed request: the calls are a
+figure of the work that this machine's drifting speed does not move; ``<list>_calls_<page>``
+in ``bench-results.json``), then again with nothing kept whole
 (``ESCENAS_VIEWER_PAGES``, ``ESCENAS_API_ANSWERS`` and ``ESCENAS_API_PAGES`` off: what the
 first read after a write costs). ``VACUUM ANALYZE`` and ``CHECKPOINT`` run before the timed
 phase.
@@ -185,7 +187,7 @@ def _build():
     return Campaign.objects.get(pk=campaign.pk), master, player, scene, ana
 
 
-def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, int]:
+def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, int, int]:
     for _ in range(WARM):
         response = client.get(url)
         assert response.status_code == 200, (url, response.status_code)
@@ -197,6 +199,10 @@ def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, 
 
     with connection.execute_wrapper(count):
         client.get(url)
+    # The Python function calls of one more request (cProfile's count, untimed): a figure of
+    # the work that this machine's drifting speed does not move, to compare runs by.
+    calls = cProfile.Profile()
+    calls.runcall(client.get, url)
     # Timed through the client's handler (the whole middleware stack and view, with the
     # client's cookies), not client.get: the test client also copies the context of every
     # template rendered (template_rendered), 1–13 ms a page here that no server spends.
@@ -236,7 +242,7 @@ def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, 
             with connection.cursor() as cursor:
                 cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + slowest[0][1], slowest[0][2])
                 print("\n".join(row[0] for row in cursor.fetchall()))
-    return statistics.median(times), len(counted)
+    return statistics.median(times), len(counted), pstats.Stats(calls).total_calls
 
 
 @pytest.fixture
@@ -303,10 +309,17 @@ def _measure(
     for name, (client, url) in pages.items():
         label = f"{name}, {how}" if how else name
         wanted = os.environ.get("BENCH_LIST_PROFILE", "")
-        ms, queries = _median_ms(client, url, profile=bool(wanted) and wanted in label)
-        print(f"{label:55} {ms:8.1f} ms  {queries:3} queries  {url}")
-        key = f"{keys[0]}_ms_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-        report.record(f"{label} [{queries} q]", ms, "ms", target=f"≤ {TARGET_MS:.0f} ms", key=key)
+        ms, queries, calls = _median_ms(client, url, profile=bool(wanted) and wanted in label)
+        print(f"{label:55} {ms:8.1f} ms  {queries:3} queries  {calls:7} calls  {url}")
+        slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+        report.record(
+            f"{label} [{queries} q, {calls / 1000:.1f}k calls]",
+            ms,
+            "ms",
+            target=f"≤ {TARGET_MS:.0f} ms",
+            key=f"{keys[0]}_ms_{slug}",
+        )
+        report.KEYED[f"{keys[0]}_calls_{slug}"] = calls
         if ms > TARGET_MS:
             over.append(name)
     report.record(total, len(over), "", target="0", key=f"{keys[1]}_over_30ms")
