@@ -94,7 +94,8 @@ def _danger_item(campaign: Campaign, cf: CharacterForecast) -> PendingItem:
     hunger = f.hungry_tomorrow or (soon and f.death_cause == "hunger")
     if thirst or hunger:
         kind = ItemType.Kind.WATER if thirst else ItemType.Kind.FOOD
-        query = urlencode({"give": character.pk, "kind": kind})
+        # The world page with its supplies section open (mundo.world_page.SECTIONS).
+        query = urlencode({"give": character.pk, "kind": kind, "open": "supplies"})
         url = f"{reverse('mundo:world', kwargs={'slug': campaign.slug})}?{query}#give"
         text = _("Give water") if thirst else _("Give food")
     else:

@@ -11,14 +11,25 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
+from django.views.decorators.vary import vary_on_headers
 
 from mundo import access, charts, forms, rules, rules_text, selectors, services
 from mundo.models import Campaign, Invitation, Location, Settlement, WorldRoll
-from mundo.world_page import PAGE_SIZE, WINDOW, WorldScope, world_scope
+from mundo.world_page import (
+    ACTION_SECTIONS,
+    PAGE_SIZE,
+    SECTIONS,
+    WINDOW,
+    WorldScope,
+    open_sections,
+    section_url,
+    world_scope,
+)
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
-from nucleo.forms import add_service_errors, window_choices
+from nucleo.forms import FormsOnDemand, add_service_errors, window_choices
 from nucleo.urls import url_maker
 from nucleo.users import AuthenticatedHttpRequest
 from reglas.settings import RuleSettings
@@ -200,13 +211,15 @@ def _unsearched(place: Location) -> bool:
 def _world_forms(
     campaign: Campaign,
     scope: WorldScope,
-    grids: list[Any],
+    world: Any,
     data: Any = None,
     action: str | None = None,
-) -> dict[str, Any]:
-    """The master's world forms; only the posted one is bound. Their choices are the
-    ``scope``'s (``mundo.world_page``; ``grids``, the region's and the chosen settlement's,
-    already read for the page): they accept any row of the campaign. They render through the
+) -> FormsOnDemand[Any]:
+    """The master's world forms, each built when first read (``FormsOnDemand``: a closed
+    section's forms cost nothing); only the posted one is bound. Their choices are the
+    ``scope``'s (``mundo.world_page``; the grids, the region's and the chosen settlement's,
+    are ``world``'s, ``selectors.world_on``'s answer read once for the page): they accept any
+    row of the campaign. They render through the
     site's memo renderer (``nucleo.forms.MemoRenderer``): most of the page's time was their
     selects' templates."""
 
@@ -214,44 +227,60 @@ def _world_forms(
         return data if action == name else None
 
     places = Location.objects.filter(settlement__campaign=campaign).select_related("settlement")
-    built = {
-        "settlement": forms.SettlementCreateForm(
-            bound("settlement"),
-            prefix="settlement",
-            initial={"growth_rate": campaign.rules.growth_rate},
-        ),
-        "adjust": forms.SettlementAdjustForm(bound("adjust"), campaign=campaign, prefix="adjust"),
-        "location": forms.LocationCreateForm(
-            bound("location"), campaign=campaign, prefix="location"
-        ),
-        "discover": forms.LocationChoiceForm(
-            bound("discover"),
-            queryset=places.filter(kind=Location.Kind.SHOP, discovered_day__isnull=True),
-            prefix="discover",
-        ),
-        "search": forms.LocationChoiceForm(
-            bound("search"),
-            queryset=places.filter(kind__in=_SEARCHABLE, searched_day__isnull=True),
-            prefix="search",
-        ),
-        "route": forms.RouteCheckForm(bound("route"), campaign=campaign, prefix="route"),
-        "restore": forms.RestoreForm(bound("restore"), campaign=campaign, prefix="restore"),
-        "schedule": forms.ScheduleForm(
-            bound("schedule"),
-            prefix="schedule",
-            initial={"schedule": campaign.schedule, "tick_time": campaign.tick_time},
-        ),
-    }
-    for name in ("adjust", "location", "route"):
-        window_choices(built[name].fields["settlement"], scope.chosen())
-        if scope.settlement is not None and not built[name].is_bound:
-            built[name].initial["settlement"] = scope.settlement.pk
-    # Each test is its queryset's filter above, applied to the settlement's places read once.
-    for name, keep in (("discover", _undiscovered_shop), ("search", _unsearched)):
-        field = built[name].fields["location"]
+
+    def in_settlement(form: Any) -> Any:
+        window_choices(form.fields["settlement"], scope.chosen())
+        if scope.settlement is not None and not form.is_bound:
+            form.initial["settlement"] = scope.settlement.pk
+        return form
+
+    def place_choice(name: str, queryset: Any, keep: Any) -> Any:
+        # ``keep`` is ``queryset``'s filter as a test of one row, applied to the settlement's
+        # places read once (``WorldScope.places``).
+        form = forms.LocationChoiceForm(bound(name), queryset=queryset, prefix=name)
+        field = form.fields["location"]
         window_choices(field, scope.places(field.queryset, keep))  # type: ignore[attr-defined]
-    window_choices(built["restore"].fields["grid"], grids)
-    return built
+        return form
+
+    def restore() -> Any:
+        form = forms.RestoreForm(bound("restore"), campaign=campaign, prefix="restore")
+        window_choices(form.fields["grid"], world.grids)
+        return form
+
+    return FormsOnDemand(
+        {
+            "settlement": lambda: forms.SettlementCreateForm(
+                bound("settlement"),
+                prefix="settlement",
+                initial={"growth_rate": campaign.rules.growth_rate},
+            ),
+            "adjust": lambda: in_settlement(
+                forms.SettlementAdjustForm(bound("adjust"), campaign=campaign, prefix="adjust")
+            ),
+            "location": lambda: in_settlement(
+                forms.LocationCreateForm(bound("location"), campaign=campaign, prefix="location")
+            ),
+            "discover": lambda: place_choice(
+                "discover",
+                places.filter(kind=Location.Kind.SHOP, discovered_day__isnull=True),
+                _undiscovered_shop,
+            ),
+            "search": lambda: place_choice(
+                "search",
+                places.filter(kind__in=_SEARCHABLE, searched_day__isnull=True),
+                _unsearched,
+            ),
+            "route": lambda: in_settlement(
+                forms.RouteCheckForm(bound("route"), campaign=campaign, prefix="route")
+            ),
+            "restore": restore,
+            "schedule": lambda: forms.ScheduleForm(
+                bound("schedule"),
+                prefix="schedule",
+                initial={"schedule": campaign.schedule, "tick_time": campaign.tick_time},
+            ),
+        }
+    )
 
 
 def _run_world_action(
@@ -291,37 +320,48 @@ def _run_world_action(
     raise Http404("No such action")
 
 
-def _world_url(campaign: Campaign, scope: WorldScope) -> str:
-    """The world page with the same settlement chosen (and the same filter)."""
-    url = reverse("mundo:world", kwargs={"slug": campaign.slug})
-    return f"{url}?{scope.query}" if scope.query else url
-
-
 WORLD_TEMPLATE = "mundo/world_master.html"
 
 
+def world_template(request: HttpRequest) -> str:
+    """The world page's template for this request: one section alone (the template's partial
+    of that name) for htmx's GET of a section being opened (``?open=<name>``), else the whole
+    page. Source of the names: ``mundo.world_page.SECTIONS``."""
+    wanted = request.GET.get("open", "")
+    if request.method == "GET" and getattr(request, "htmx", False) and wanted in SECTIONS:
+        return f"{WORLD_TEMPLATE}#{wanted}"
+    return WORLD_TEMPLATE
+
+
 @login_required
+@vary_on_headers("HX-Request")
 def world_master(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's world page: settlements, places, grids, and the master's world actions
     (discover a shop R23, search a place R22, check a route R18, restore power or water R16),
     each roll shown with its dice. Only the campaign's master reaches it (404 otherwise).
-    Served through ``partida.world_page`` (which keeps a GET's page whole)."""
+    Its task sections render when open (``world_template``). Served through
+    ``partida.world_page`` (which keeps a GET's page whole)."""
     answer = world_master_context(request, slug)
     if isinstance(answer, HttpResponse):
         return answer
-    return render(request, WORLD_TEMPLATE, answer, status=400 if answer["failed"] else 200)
+    status = 400 if answer["failed"] else 200
+    return render(request, world_template(request), answer, status=status)
 
 
 def world_master_context(request: HttpRequest, slug: str) -> HttpResponse | dict[str, Any]:
     """The world page's template context (``WORLD_TEMPLATE``; ``failed`` names the posted
-    action whose form did not pass, answered with status 400), or the redirect after an
-    action that ran. Http404 for a visitor who is not the campaign's master or an unknown
-    action."""
+    action whose form did not pass, answered with status 400; ``open``, the sections rendered
+    open), or the redirect after an action that ran (to the page with its section open).
+    What only a section shows (its forms, the places, the tallies) is read when that section
+    renders. Http404 for a visitor who is not the campaign's master or an unknown action."""
     campaign = access.access_campaign(request.user, slug=slug, master=True)[0]
     action = request.POST.get("action") if request.method == "POST" else None
     scope = world_scope(campaign, request.GET)
-    world = selectors.world_on(campaign, campaign.current_day, [scope.settlement])
-    world_forms = _world_forms(campaign, scope, world.grids, request.POST or None, action)
+    # Today's weather and grids: the page shows them, a section alone only the grids' form.
+    world = SimpleLazyObject(
+        lambda: selectors.world_on(campaign, campaign.current_day, [scope.settlement])
+    )
+    world_forms = _world_forms(campaign, scope, world, request.POST or None, action)
     if action is not None:
         form = world_forms.get(action)
         if form is None:
@@ -333,20 +373,28 @@ def world_master_context(request: HttpRequest, slug: str) -> HttpResponse | dict
                 add_service_errors(form, exc)
             else:
                 messages.success(request, message)
-                return redirect(_world_url(campaign, scope))
-    places = scope.place_rows()
-    if places is None:
-        places = selectors.locations_of(campaign, scope.settlement, limit=WINDOW)
+                url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+                return redirect(section_url(url, scope, ACTION_SECTIONS[action]))
+
+    def places() -> list[Location]:
+        rows = scope.place_rows()
+        if rows is None:
+            rows = selectors.locations_of(campaign, scope.settlement, limit=WINDOW)
+        return rows
+
     return {
         "campaign": campaign,
         "forms": world_forms,
         "failed": action,
+        "open": open_sections(request.GET, action),
         "scope": scope,
-        "statuses": selectors.settlements_with_status(campaign, scope.page),
+        "statuses": SimpleLazyObject(
+            lambda: selectors.settlements_with_status(campaign, scope.page)
+        ),
         # The chosen settlement's places by kind and name, read once for the forms too.
-        "locations": places,
+        "locations": SimpleLazyObject(places),
         "world": world,
-        "rolls": selectors.world_rolls(campaign, limit=10),
+        "rolls": SimpleLazyObject(lambda: selectors.world_rolls(campaign, limit=10)),
     }
 
 

@@ -28,6 +28,29 @@ PAGE_SIZE = 20
 WINDOW = 50
 """Most rows a form's select or checkbox list offers (places, characters of the settlement)."""
 
+SECTIONS = ("characters", "supplies", "places", "routes", "tallies", "schedule")
+"""The world page's task sections (``<details>``, the template's partials of the same names).
+A closed one is not rendered: opening it fetches it (htmx; without JavaScript its link asks
+for the page with it open, ``?open=<name>``), so the page costs what it shows (issue 14)."""
+
+ACTION_SECTIONS = {
+    "move": "characters",
+    "shelter": "characters",
+    "give": "supplies",
+    "transfer": "supplies",
+    "discover": "places",
+    "search": "places",
+    "location": "places",
+    "route": "routes",
+    "restore": "routes",
+    "tally": "tallies",
+    "adjust": "tallies",
+    "settlement": "tallies",
+    "schedule": "schedule",
+}
+"""The section of each world form, by its action (``mundo.views`` and the controls of
+``partida.world_controls``): open on its errors and after it ran."""
+
 
 class SettlementFilter(django_filters.FilterSet):
     """``?q=`` settlements whose name contains it (any case)."""
@@ -150,3 +173,20 @@ def world_scope(campaign: Campaign, query: Any) -> WorldScope:
     if settlement is not None:
         params["en"] = str(settlement.pk)
     return WorldScope(page=page, filter=found, settlement=settlement, query=urlencode(params))
+
+
+def open_sections(query: Any, failed: str | None = None) -> frozenset[str]:
+    """The sections the page renders open: ``?open=<name>`` (one of ``SECTIONS``; anything
+    else opens none) and the section of the ``failed`` action (its form shows its errors)."""
+    wanted = str((query or {}).get("open", ""))
+    names = {wanted} if wanted in SECTIONS else set()
+    if failed in ACTION_SECTIONS:
+        names.add(ACTION_SECTIONS[failed])
+    return frozenset(names)
+
+
+def section_url(url: str, scope: WorldScope, section: str) -> str:
+    """``url`` (the world page's) with the ``scope``'s query and ``section`` open, at its
+    anchor: where an action of that section comes back to."""
+    query = f"{scope.query}&open={section}" if scope.query else f"open={section}"
+    return f"{url}?{query}#{section}"

@@ -3,8 +3,8 @@ select lists only a window of their rows; a form renderer that keeps what it ren
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from django import forms
 from django.forms.models import ModelChoiceIteratorValue
@@ -65,6 +65,31 @@ def window_choices(field: forms.Field, window: Iterable[Any]) -> None:
     iterator = field.iterator(field)
     empty = [("", field.empty_label)] if field.empty_label is not None else []
     field.widget.choices = empty + [iterator.choice(row) for row in window]
+
+
+F = TypeVar("F", bound=forms.BaseForm)
+
+
+class FormsOnDemand(Mapping[str, F]):
+    """A page's forms by name, each built the first time it is read (then kept): a page whose
+    sections render on demand builds, and reads the choices of, only the forms it shows.
+    ``builders`` maps each name to a function of no arguments that returns its form. Reading
+    an unknown name raises ``KeyError`` (``get`` gives ``None``)."""
+
+    def __init__(self, builders: dict[str, Callable[[], F]]) -> None:
+        self._builders = builders
+        self._built: dict[str, F] = {}
+
+    def __getitem__(self, name: str) -> F:
+        if name not in self._built:
+            self._built[name] = self._builders[name]()
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builders)
+
+    def __len__(self) -> int:
+        return len(self._builders)
 
 
 _LABEL_TEMPLATE = "django/forms/label.html"

@@ -25,21 +25,13 @@ from django.views.decorators.http import require_POST
 from mundo import tally
 from mundo.access import access_campaign
 from mundo.models import Campaign, WorldRoll
-from mundo.world_page import world_scope
+from mundo.world_page import ACTION_SECTIONS, section_url, world_scope
 from mundo.world_texts import world_roll_text
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from partida.world_forms import CONTROL_FORMS, window_forms
 from personajes import inventory, master_supplies, places
 from personajes.models import CharacterMove, Movement
-
-_SECTIONS = {
-    "move": "characters",
-    "shelter": "characters",
-    "give": "supplies",
-    "transfer": "supplies",
-    "tally": "tallies",
-}
 
 
 def _names(moves: tuple[CharacterMove, ...]) -> str:
@@ -150,9 +142,8 @@ def world_control(request: HttpRequest, slug: str, action: str) -> HttpResponse:
             add_service_errors(form, exc)
         else:
             messages.success(request, text)
-            query = f"?{scope.query}" if scope.query else ""
             world = reverse("mundo:world", kwargs={"slug": slug})
-            return redirect(f"{world}{query}#{_SECTIONS[action]}")
+            return redirect(section_url(world, scope, ACTION_SECTIONS[action]))
     window_forms({action: form}, scope)
     return render(
         request,
@@ -170,12 +161,17 @@ _UNDO = {
     "tally": lambda c, u, pk: tally.tally_undo(campaign_id=c.pk, user=u, roll_id=pk),
 }
 
+_UNDONE_IN = {"move": "characters", "movement": "supplies"}
+"""The world page's section whose list shows the reverse row (a tally's is in the world
+rolls, ``#history``, always shown)."""
+
 
 @login_required
 @require_POST
 def world_undo(request: HttpRequest, slug: str, what: str, pk: int) -> HttpResponse:
     """Undo a character's move, a supply movement or a tally record: a reverse row, logged.
-    A refusal (already undone, used up since) comes back as a message."""
+    A refusal (already undone, used up since) comes back as a message; either way the world
+    page comes back with the list that shows the row open."""
     campaign = access_campaign(request.user, slug=slug, master=True)[0]
     undo = _UNDO.get(what)
     if undo is None:
@@ -186,7 +182,10 @@ def world_undo(request: HttpRequest, slug: str, what: str, pk: int) -> HttpRespo
         messages.error(request, " ".join(exc.messages))
     else:
         messages.success(request, _("Undone: the reverse is in the history."))
-    return redirect(reverse("mundo:world", kwargs={"slug": slug}) + "#history")
+    world = reverse("mundo:world", kwargs={"slug": slug})
+    if what in _UNDONE_IN:
+        return redirect(f"{world}?open={_UNDONE_IN[what]}#{_UNDONE_IN[what]}")
+    return redirect(f"{world}#history")
 
 
 @login_required

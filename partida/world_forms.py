@@ -4,6 +4,7 @@ tallies. They check shapes only; the services check the rules and the locks."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django import forms
@@ -12,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from mundo.models import Campaign, Location, Settlement
 from mundo.world_page import WorldScope
 from nucleo import bounds
-from nucleo.forms import model_choice_field, window_choices
+from nucleo.forms import FormsOnDemand, model_choice_field, window_choices
 from personajes.models import Character, ItemType
 
 ROUTE_MODES = [("normal", _("normal (5 m)")), ("agresivo", _("aggressive, hunting (10 m)"))]
@@ -240,23 +241,27 @@ def window_forms(forms_by_action: dict[str, _CampaignForm], scope: WorldScope) -
 
 def control_forms(
     campaign: Campaign, query: Any = None, scope: WorldScope | None = None
-) -> dict[str, _CampaignForm]:
-    """Every control's unbound form, by action (for the world page), offering the ``scope``'s
+) -> FormsOnDemand[_CampaignForm]:
+    """Every control's unbound form, by action (for the world page), each built when first
+    read (``FormsOnDemand``: a closed section's forms cost nothing), offering the ``scope``'s
     rows when given (``window_forms``). ``query`` (the page's GET) may preset the give form:
     ``give`` a character id and ``kind`` an item kind (the pending list's "give water" link);
     one query then, for the first item of that kind."""
-    forms_by_action = {
-        name: cls(campaign=campaign, prefix=name) for name, cls in CONTROL_FORMS.items()
-    }
-    if scope is not None:
-        window_forms(forms_by_action, scope)
-    preset = give_preset(campaign, query)
-    if preset:
-        forms_by_action["give"].initial.update(preset)
+
+    def build(name: str) -> _CampaignForm:
+        form = CONTROL_FORMS[name](campaign=campaign, prefix=name)
         if scope is not None:
-            field = forms_by_action["give"].fields["character"]
-            window_choices(field, scope.characters(field.queryset, also=preset["character"]))  # type: ignore[attr-defined]
-    return forms_by_action
+            window_forms({name: form}, scope)
+        preset = give_preset(campaign, query) if name == "give" else {}
+        if preset:
+            form.initial.update(preset)
+            if scope is not None:
+                field = form.fields["character"]
+                also = preset["character"]
+                window_choices(field, scope.characters(field.queryset, also=also))  # type: ignore[attr-defined]
+        return form
+
+    return FormsOnDemand({name: partial(build, name) for name in CONTROL_FORMS})
 
 
 def give_preset(campaign: Campaign, query: Any) -> dict[str, Any]:

@@ -187,6 +187,7 @@ def day_record(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@vary_on_headers("HX-Request")
 def world_page(request: HttpRequest, slug: str) -> HttpResponse:
     """The master's world page (``mundo.views.world_master``), a GET's page kept whole while
     nothing it read changed (``escenas.viewer_pages.world_key``: the viewer, the address with
@@ -196,7 +197,9 @@ def world_page(request: HttpRequest, slug: str) -> HttpResponse:
     and a page with a message waiting (after an action) is rendered, never kept. Any write to
     a table the render read, through any Django path, makes the next GET render again: a
     move, a roll, a settlement's tally, the membership that lets the master in. A POST is the
-    mundo view's as before. ``partida`` serves it because ``escenas`` keeps the pages."""
+    mundo view's as before. A section fetched on its own (htmx, ``mundo.views.world_template``)
+    is kept the same way, under its own address. ``partida`` serves it because ``escenas``
+    keeps the pages."""
     key = viewer_pages.world_key(request, slug)
     return _kept(
         request,
@@ -204,7 +207,7 @@ def world_page(request: HttpRequest, slug: str) -> HttpResponse:
         key,
         mundo_views.world_master,
         mundo_views.world_master_context,
-        mundo_views.WORLD_TEMPLATE,
+        mundo_views.world_template(request),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from django import template
 from django.db.models import Q
+from django.utils.functional import SimpleLazyObject
 
 from mundo.models import Campaign, WorldRoll
 from mundo.world_page import WorldScope
@@ -44,14 +45,24 @@ _MOVEMENT_JOINED = (
 def world_controls(
     campaign: Campaign, query: Any = None, scope: WorldScope | None = None
 ) -> dict[str, Any]:
-    """``forms`` by action, offering the ``scope``'s rows (``mundo.world_page``; ``query``,
-    the page's GET, may preset the give form: see ``partida.world_forms.control_forms``;
-    ``open`` names the section to show open then),
-    ``moves`` and ``movements`` (latest ``WINDOW``), and
-    ``pending_routes``: each route check with zombies met not yet played, as
-    ``(route_check, [characters])`` — the ``route_check`` (a ``WorldRoll``) is the hook the
-    combat pages use to open a fight with those zombies. Five queries, and a few more for the
-    rows' characters and settlements when there are moves or movements."""
+    """The controls of the world page's sections, each read when a section first shows it:
+    ``forms`` by action, offering the ``scope``'s rows (``mundo.world_page``; ``query``, the
+    page's GET, may preset the give form: see ``partida.world_forms.control_forms``),
+    ``moves`` and ``movements`` (latest ``WINDOW``; one query each, and a few more for the
+    rows' characters and settlements when there are any). Each section that shows one calls
+    this tag: the rows the forms offer are read once per page (``WorldScope.rows``)."""
+    return {
+        "forms": control_forms(campaign, query, scope),
+        "moves": SimpleLazyObject(lambda: places.recent_moves(campaign.pk, WINDOW)),
+        "movements": SimpleLazyObject(lambda: _movements(campaign)),
+    }
+
+
+@register.simple_tag
+def pending_routes(campaign: Campaign) -> list[tuple[WorldRoll, list[Any]]]:
+    """Each route check with zombies met not yet played, as ``(route_check, [characters])``:
+    the ``route_check`` (a ``WorldRoll``) is the hook the combat pages use to open a fight
+    with those zombies. One query."""
     pending: dict[int, tuple[WorldRoll, list[Any]]] = {}
     for move in (
         CharacterMove.objects.filter(campaign=campaign, outcome=CharacterMove.Outcome.PENDING)
@@ -63,7 +74,12 @@ def world_controls(
         if move.route_check is None:
             continue
         pending.setdefault(move.route_check.pk, (move.route_check, []))[1].append(move.character)
-    movements = list(
+    return list(pending.values())
+
+
+def _movements(campaign: Campaign) -> list[Movement]:
+    """The latest ``WINDOW`` movements of places' supplies, newest first."""
+    return list(
         Movement.objects.filter(Q(from_place__isnull=False) | Q(to_place__isnull=False))
         .filter(campaign=campaign)
         # The characters apart (two small queries when there are rows): with them, seven
@@ -75,10 +91,3 @@ def world_controls(
         .prefetch_related("from_character", "to_character")
         .order_by("-created_at", "-id")[:WINDOW]
     )
-    return {
-        "forms": control_forms(campaign, query, scope),
-        "open": "supplies" if query and query.get("give") else "",
-        "moves": places.recent_moves(campaign.pk, WINDOW),
-        "movements": movements,
-        "pending_routes": list(pending.values()),
-    }

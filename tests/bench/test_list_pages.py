@@ -7,7 +7,9 @@ every character while it lives; the one whose diary is measured, ``_the_diarist`
 supplied and lived all 60 days, which the benchmark checks), and a story scene with 1 000
 posts with a roll each, its newest-post columns set as ``services.post_create`` sets them.
 Beside the pages, that scene's poll with nothing new since its last page was read (what every
-open tab asks every 15 s; never kept whole, so both passes below render it).
+open tab asks every 15 s; never kept whole, so both passes below render it), and each of the
+world page's task sections as htmx fetches it when the master opens it (the page renders them
+closed).
 Each page or list is fetched through Django's test client (DEBUG off, the configured cache)
 ``WARM`` times, then timed ``RUNS`` times through the client's handler (the middleware and the
 view, as a server runs them, without the client's capture of every template context), each
@@ -187,9 +189,15 @@ def _build():
     return Campaign.objects.get(pk=campaign.pk), master, player, scene, ana
 
 
-def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, int, int]:
+HTMX = {"HX-Request": "true"}
+"""The header htmx sends: the world page's task sections are fetched with it when opened."""
+
+
+def _median_ms(
+    client: Client, url: str, profile: bool = False, headers: dict[str, str] | None = None
+) -> tuple[float, int, int]:
     for _ in range(WARM):
-        response = client.get(url)
+        response = client.get(url, headers=headers)
         assert response.status_code == 200, (url, response.status_code)
     counted: list[str] = []
 
@@ -198,17 +206,20 @@ def _median_ms(client: Client, url: str, profile: bool = False) -> tuple[float, 
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(count):
-        client.get(url)
+        client.get(url, headers=headers)
     # The Python function calls of one more request (cProfile's count, untimed): a figure of
     # the work that this machine's drifting speed does not move, to compare runs by.
     calls = cProfile.Profile()
-    calls.runcall(client.get, url)
+    calls.runcall(client.get, url, headers=headers)
     # Timed through the client's handler (the whole middleware stack and view, with the
     # client's cookies), not client.get: the test client also copies the context of every
     # template rendered (template_rendered), 1–13 ms a page here that no server spends.
     path, _, query = url.partition("?")
     # Client._base_environ (Django 6.1's test client): the environ its own get() sends.
-    environ = client._base_environ(PATH_INFO=path, QUERY_STRING=query, REQUEST_METHOD="GET")
+    extra = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in (headers or {}).items()}
+    environ = client._base_environ(
+        PATH_INFO=path, QUERY_STRING=query, REQUEST_METHOD="GET", **extra
+    )
     times = []
     for _ in range(RUNS):
         start = time.perf_counter()
@@ -259,6 +270,7 @@ def unthrottled(settings):
 @pytest.mark.usefixtures("unthrottled")
 def test_every_list_at_full_size():
     from escenas.models import Scene
+    from mundo.world_page import SECTIONS
 
     campaign, master, player, scene, ana = _build()
     slug = campaign.slug
@@ -279,6 +291,15 @@ def test_every_list_at_full_size():
         "campaign page (player)": (as_player, f"/partidas/{slug}/"),
         "diary scene (60 days, player)": (as_player, diary_url),
         "world page (100 settlements, master)": (as_master, f"/partidas/{slug}/mundo/"),
+        # Its task sections, each fetched alone when the master opens it (htmx).
+        **{
+            f"world page section {section} (master, htmx)": (
+                as_master,
+                f"/partidas/{slug}/mundo/?open={section}",
+                HTMX,
+            )
+            for section in SECTIONS
+        },
         "master's character list (500)": (as_master, f"/partidas/{slug}/personajes/"),
         "API scenes (500 diaries)": (as_player, f"/api/v1/campaigns/{slug}/scenes/"),
         "API scene posts": (as_player, f"/api/v1/scenes/{scene.pk}/posts/"),
@@ -301,15 +322,16 @@ def test_every_list_at_full_size():
 
 
 def _measure(
-    pages: dict[str, tuple[Client, str]], how: str, total: str, keys: tuple[str, str]
+    pages: dict[str, tuple[Any, ...]], how: str, total: str, keys: tuple[str, str]
 ) -> None:
-    """Time every page, record each (key ``<keys[0]>_ms_<name>``) and how many are over the
-    target (``<keys[1]>_over_30ms``)."""
+    """Time every page (``(client, url)``, or ``(client, url, headers)``), record each (key
+    ``<keys[0]>_ms_<name>``) and how many are over the target (``<keys[1]>_over_30ms``)."""
     over = []
-    for name, (client, url) in pages.items():
+    for name, (client, url, *headers) in pages.items():
         label = f"{name}, {how}" if how else name
         wanted = os.environ.get("BENCH_LIST_PROFILE", "")
-        ms, queries, calls = _median_ms(client, url, profile=bool(wanted) and wanted in label)
+        profile = bool(wanted) and wanted in label
+        ms, queries, calls = _median_ms(client, url, profile, *headers)
         print(f"{label:55} {ms:8.1f} ms  {queries:3} queries  {calls:7} calls  {url}")
         slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
         report.record(

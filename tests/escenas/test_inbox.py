@@ -125,7 +125,7 @@ def test_a_character_in_danger_is_a_pending_item(campaign, master, player_a, cha
     assert item.label.startswith("Ana Forastera: Sed mañana;")
     assert "Muerte por sed el día" in item.label
     world = reverse("mundo:world", kwargs={"slug": campaign.slug})
-    assert item.url == f"{world}?give={char_a.pk}&kind=water#give"
+    assert item.url == f"{world}?give={char_a.pk}&kind=water&open=supplies#give"
 
 
 def _second_campaign(n, master, player_a):

@@ -74,7 +74,8 @@ def test_danger_then_sheets_then_joins_each_one_click_away(campaign, master, tab
     assert danger == PendingItem(
         "danger",
         f"Zoe: Sed mañana; Muerte por sed el día {death} si nada cambia",
-        reverse("mundo:world", kwargs={"slug": campaign.slug}) + f"?give={zoe.pk}&kind=water#give",
+        reverse("mundo:world", kwargs={"slug": campaign.slug})
+        + f"?give={zoe.pk}&kind=water&open=supplies#give",
         "Darle agua",
         character=zoe,
         key=f"danger-{zoe.pk}-{campaign.current_day}",
@@ -123,7 +124,7 @@ def test_hungry_tomorrow_links_to_giving_food(campaign, master):
     give(hungry, item(campaign, ItemType.Kind.FOOD), 1)  # 500 kcal of 2000
     (danger,) = master_pending_items(campaign, user=master)
     assert danger.label.startswith("Iker: Hambre mañana")
-    assert danger.url.endswith(f"?give={hungry.pk}&kind=food#give")
+    assert danger.url.endswith(f"?give={hungry.pk}&kind=food&open=supplies#give")
     assert danger.link_text == "Darle comida"
 
 
@@ -134,7 +135,7 @@ def test_the_campaign_page_lists_them_and_a_join_is_decided_there(campaign, mast
     pending = html[html.index('id="pending"') : html.index('id="danger"')]
     assert "3 pendientes" in html
     assert pending.index("Zoe: Sed mañana") < pending.index("Hoja de Bea") < pending.index("Bruno")
-    assert f"?give={table['zoe'].pk}&amp;kind=water#give" in pending
+    assert f"?give={table['zoe'].pk}&amp;kind=water&amp;open=supplies#give" in pending
     assert "Aitana" not in pending  # supplied: not in danger
     decide = reverse("escenas:join_decide", kwargs={"slug": campaign.slug, "pk": table["asked"].pk})
     assert f'action="{decide}"' in pending

@@ -11,6 +11,7 @@ from mundo.models import Campaign
 from personajes.forecast import character_forecast
 from personajes.models import Character
 from tests.partida.test_demo import load_demo
+from tests.world_page import opened
 
 
 @pytest.mark.django_db
@@ -60,7 +61,7 @@ def test_the_demo_shows_a_stocked_stash_and_a_danger_in_the_pending_list():
     assert stocked.from_place is None and stocked.from_character is None
     client = Client()
     assert client.login(username="master", password="partida-master")
-    world = client.get(reverse("mundo:world", args=[campaign.slug])).content.decode()
+    world = opened(client, reverse("mundo:world", args=[campaign.slug]))
     assert "el máster" in world[world.index('id="place-movements"') :]
     (fouled,) = Movement.objects.filter(campaign=campaign, reason="master_take")
     assert (fouled.from_place.name, fouled.item_type.name, fouled.to_place) == (

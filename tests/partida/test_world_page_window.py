@@ -17,6 +17,7 @@ from mundo.world_page import PAGE_SIZE, WINDOW
 from personajes.models import Character, InventoryItem
 from tests.factories import CharacterFactory, ItemTypeFactory, SettlementFactory
 from tests.mundo.factories import LocationFactory, ShelterFactory, ShopFactory
+from tests.world_page import opened
 
 pytestmark = pytest.mark.django_db
 
@@ -62,6 +63,24 @@ def _options(html, name):
     return re.findall(r"<option[^>]*>([^<]*)</option>", select.group(1))
 
 
+# The queries of each task section fetched alone (htmx, ``?open=<name>``), beside the page's
+# own: the user (session cached), the campaign with the role, the settlements (their count,
+# the page), then what the section shows. characters: the characters offered, the chosen
+# settlement's places (one read for every place field), the latest moves; supplies: the
+# characters, the items (one read for both item fields), the places, the places' movements;
+# places: the places (the table and both place fields); routes: today's weather and the
+# grids (mundo.selectors.world_on; the grid field offers the same rows); tallies: the
+# settlements' status is the page's rows (no query); schedule: none.
+SECTION_QUERIES = {
+    "characters": 7,
+    "supplies": 8,
+    "places": 5,
+    "routes": 6,
+    "tallies": 4,
+    "schedule": 4,
+}
+
+
 @pytest.mark.parametrize("n", [1, 3 * PAGE_SIZE])
 def test_the_world_page_costs_the_same_queries_at_one_and_many_settlements(
     n, master, player_a, campaign, django_assert_num_queries, settings
@@ -72,15 +91,16 @@ def test_the_world_page_costs_the_same_queries_at_one_and_many_settlements(
     client = _client(master)
     url = reverse("mundo:world", kwargs={"slug": campaign.slug})
     client.get(url)
-    # user (session cached), campaign with the role, the settlements (their count, the page),
-    # the chosen settlement's places (one read for the places table and every place field),
-    # today's weather and the grids (mundo.selectors.world_on; the grid field offers the same
-    # rows), the world rolls; the controls (partida's {% world_controls %}): the pending route
-    # checks, the places' movements, the characters offered, the latest moves, the items (one
-    # read for both item fields).
-    with django_assert_num_queries(13):
+    # The page, its sections closed: the four above, today's weather and the grids, the
+    # pending route checks (partida's {% pending_routes %}), the world rolls.
+    with django_assert_num_queries(8):
         response = client.get(url)
     assert response.status_code == 200
+    for section, queries in SECTION_QUERIES.items():
+        with django_assert_num_queries(queries):
+            response = client.get(url, {"open": section}, headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        assert response.content.decode().startswith('<div class="task-body">')
 
 
 def _tokens(html):
@@ -107,14 +127,23 @@ def test_a_kept_world_page_is_the_render_with_this_requests_token_until_a_write(
         again = client.get(url)
     assert again.status_code == 200
     html, kept = first.content.decode(), again.content.decode()
-    assert len(_tokens(kept)) == len(_tokens(html)) == 15
+    assert len(_tokens(kept)) == len(_tokens(html)) == 2  # signing out, the language
     assert "\x00" not in kept
     other = _client(master).get(url).content.decode()
     assert _tokens(other)[0] != _tokens(kept)[0]
     assert _untokened(kept) == _untokened(html)
+    # A section fetched alone is kept the same way, under its own address.
+    hx = {"HX-Request": "true"}
+    section = client.get(url, {"open": "tallies"}, headers=hx).content.decode()
+    with django_assert_num_queries(1):
+        kept_section = client.get(url, {"open": "tallies"}, headers=hx).content.decode()
+    assert len(_tokens(kept_section)) == len(_tokens(section)) == 3  # its three forms
+    assert _untokened(kept_section) == _untokened(section)
+    assert "<html" not in kept_section and "Pueblo 002" in kept_section
     # A write to a table the page read (any path: here an update()) makes it fresh.
     type(towns[0]).objects.filter(pk=towns[0].pk).update(name="Villa Nueva")
     assert "Villa Nueva" in client.get(url).content.decode()
+    assert "Villa Nueva" in client.get(url, {"open": "tallies"}, headers=hx).content.decode()
 
 
 def test_the_world_page_after_an_action_shows_its_message_once(master, player_a, campaign):
@@ -128,11 +157,15 @@ def test_the_world_page_after_an_action_shows_its_message_once(master, player_a,
         follow=True,
     )
     assert response.status_code == 200
-    # The page after the redirect shows the message (rendered, not kept: a message waited)…
+    # The page after the redirect, its tallies open, shows the message (rendered, not kept:
+    # a message waited)…
+    back = response.redirect_chain[-1][0]
+    assert back == f"{url}?en={towns[0].pk}&open=tallies#tallies"
     shown = response.content.decode()
     assert '<ul class="messages" role="status">' in shown
+    assert '<details class="task" id="tallies" open>' in shown
     # …and the next GET does not (a kept page never holds one), the tally shown.
-    again = client.get(url).content.decode()
+    again = client.get(back.split("#")[0]).content.decode()
     assert '<ul class="messages"' not in again
     assert '<td class="num">2</td>' in again  # the tally's zombies destroyed
 
@@ -143,7 +176,7 @@ def test_the_world_page_shows_one_page_of_settlements_and_the_chosen_ones_rows(
     towns = _world(campaign, PAGE_SIZE + 5, player_a)
     client = _client(master)
     url = reverse("mundo:world", kwargs={"slug": campaign.slug})
-    html = client.get(url).content.decode()
+    html = opened(client, url)
     # The first page: PAGE_SIZE settlements in the tallies; the first is chosen.
     assert "Pueblo 000" in html and f"Pueblo {PAGE_SIZE - 1:03}" in html
     assert f"Pueblo {PAGE_SIZE:03}" not in html
@@ -158,7 +191,7 @@ def test_the_world_page_shows_one_page_of_settlements_and_the_chosen_ones_rows(
     assert "Casa 001" not in html
     # Page 2, another settlement chosen: its rows, the filter kept in the forms' URLs.
     last = towns[-1]
-    html = client.get(url, {"page": 2, "en": last.pk}).content.decode()
+    html = opened(client, url, {"page": 2, "en": last.pk})
     assert f"Población: {last.name}" in html
     assert _options(html, "shelter-shelter") == [
         "— ninguno: a la intemperie —",
@@ -199,7 +232,7 @@ def test_a_form_accepts_a_row_it_did_not_offer_and_comes_back_to_the_same_settle
     )
     world = reverse("mundo:world", kwargs={"slug": campaign.slug})
     assert response.status_code == 302
-    assert response["Location"] == f"{world}?en={towns[0].pk}#supplies"
+    assert response["Location"] == f"{world}?en={towns[0].pk}&open=supplies#supplies"
     assert InventoryItem.objects.get(character=far, item_type=water).quantity == 2
     # A character of no campaign row is refused with the field's message, the page's
     # settlement's choices offered again.
@@ -230,8 +263,7 @@ def test_each_place_field_offers_its_kinds_of_the_chosen_settlements_places(
     LocationFactory(settlement=town, name="Casa registrada", searched_day=2)
     for i in range(extra):
         LocationFactory(settlement=town, name=f"Zona {i:03}")
-    html = _client(master).get(reverse("mundo:world", kwargs={"slug": campaign.slug}))
-    html = html.content.decode()
+    html = opened(_client(master), reverse("mundo:world", kwargs={"slug": campaign.slug}))
     assert _options(html, "discover-location") == ["— elige —", "Tienda cerrada (tienda)"]
     assert _options(html, "search-location")[:3] == [
         "— elige —",
