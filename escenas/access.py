@@ -244,6 +244,7 @@ def access_scene(
     viewer: CharacterViewer | None = None,
     master: bool = False,
     with_version: bool = False,
+    page_state: bool = False,
     one_query: bool = False,
 ) -> SceneAccess:
     """The scene ``pk`` of a campaign with what ``user`` may do there.
@@ -260,13 +261,17 @@ def access_scene(
     ``with_version`` (no ``campaign``; ``slug`` or, in the API, the scene's own): the scene
     page's and the poll's one query instead, the scene with its campaign, the viewer's role and
     characters, the posts' ``SceneVersion`` and the read marker (``access.version``), then the
-    participants (1).
+    participants (1). With ``page_state`` too (the scene page, not the poll), the version
+    also says whether the scene has a pending roll request and the viewer a draft there (the
+    page reads them only then: ``SceneVersion.requests``, ``SceneVersion.draft``).
     ``one_query`` (no ``campaign``): the same two queries without the version (its post counts
     are subqueries over the scene's posts), ``access.version`` None: the API, which keeps its
     pages by its own check (``escenas.api_pages``), the combat panel's refresh, and writes.
     """
     if (with_version or one_query) and campaign is None:
-        return _access_scene_one_query(user, pk, slug=slug, master=master, version=with_version)
+        return _access_scene_one_query(
+            user, pk, slug=slug, master=master, version=with_version, page=page_state
+        )
     if campaign is None:
         if slug is None:
             slug = _scene_campaign_slug(pk)
@@ -287,11 +292,17 @@ def access_scene(
 
 
 def _access_scene_one_query(
-    user: AnyUser | None, pk: int | str, *, slug: str | None, master: bool, version: bool
+    user: AnyUser | None,
+    pk: int | str,
+    *,
+    slug: str | None,
+    master: bool,
+    version: bool,
+    page: bool = False,
 ) -> SceneAccess:
     """``access_scene(..., with_version=True)`` or ``one_query=True``: see there."""
     scenes = _scene_queryset() if slug is None else _scene_queryset().filter(campaign__slug=slug)
-    versions = scene_version.version_annotations(user) if version else {}
+    versions = scene_version.version_annotations(user, page=page) if version else {}
     annotations = _viewer_annotations(user) | versions
     # One row by its key: ordered by it alone (the scenes' list order would be compiled and
     # sorted for nothing).

@@ -12,7 +12,7 @@ from django.db.models import Count, Exists, JSONField, Max, OuterRef, Subquery
 from django.db.models.functions import JSONObject
 
 from escenas.combat_models import Combat
-from escenas.models import Post, Scene, SceneRead
+from escenas.models import Draft, Post, RollRequest, Scene, SceneRead
 from nucleo.users import AnyUser
 
 
@@ -22,14 +22,18 @@ class SceneVersion:
     (``access_scene(..., with_version=True)``): ``posts`` how many rows (deleted ones too),
     ``last_id`` the newest id, ``updated`` the newest ``updated_at`` as whole microseconds since
     the epoch (every write that changes what a post shows bumps it: ``escenas.fragments``),
-    ``last_read`` the viewer's read marker (None anonymous, 0 never opened) and ``fights``
-    whether the scene has any fight (none: the combat panel needs no query)."""
+    ``last_read`` the viewer's read marker (None anonymous, 0 never opened), ``fights``
+    whether the scene has any fight (none: the combat panel needs no query), ``requests``
+    whether it has a pending roll request and ``draft`` whether the viewer has a draft in it
+    (none: the page reads none; ``True`` means "may have": read it)."""
 
     posts: int
     last_id: int
     updated: int
     last_read: int | None
     fights: bool = True
+    requests: bool = True
+    draft: bool = True
 
     @property
     def token(self) -> str:
@@ -44,20 +48,29 @@ class SceneVersion:
         return self.last_id <= after and self.updated <= micros(since)
 
 
-def version_annotations(user: AnyUser | None) -> dict[str, Any]:
+def version_annotations(user: AnyUser | None, *, page: bool = False) -> dict[str, Any]:
     """``SceneVersion``'s columns as subqueries on Scene: its posts' count, newest id and
     newest ``updated_at`` as one JSON object (``v_posts``: one pass over the scene's posts,
-    not three, and one subquery to build and plan), whether it has a fight, and the read
-    marker."""
+    not three, and one subquery to build and plan), whether it has a fight, and the viewer's
+    read marker; with ``page`` (the scene page, not the poll) also whether it has a pending
+    roll request and whether the viewer has a draft there."""
     posts = Post.objects.filter(scene=OuterRef("pk")).order_by().values("scene")
     totals = JSONObject(n=Count("id"), last=Max("id"), at=Max("updated_at"))
     out: dict[str, Any] = {
         "v_posts": Subquery(posts.annotate(v=totals).values("v")[:1], output_field=JSONField()),
         "v_fights": Exists(Combat.objects.filter(scene=OuterRef("pk"))),
     }
+    if page:
+        pending = RollRequest.objects.filter(
+            scene=OuterRef("pk"), fulfilled_roll__isnull=True, cancelled_at__isnull=True
+        )
+        out["v_requests"] = Exists(pending)
     if user is not None and user.is_authenticated:
         read = SceneRead.objects.filter(scene=OuterRef("pk"), user_id=user.pk)
         out["v_read"] = Subquery(read.values("last_post_id")[:1])
+        if page:
+            drafts = Draft.objects.filter(scene=OuterRef("pk"), user_id=user.pk)
+            out["v_draft"] = Exists(drafts)
     return out
 
 
@@ -88,4 +101,7 @@ def scene_version(scene: Scene, user: AnyUser | None) -> SceneVersion:
         updated=_json_moment(totals.get("at")),
         last_read=(read or 0) if user is not None and user.is_authenticated else None,
         fights=bool(scene.v_fights),  # type: ignore[attr-defined]
+        # Not asked (the poll): True, "may have".
+        requests=bool(getattr(scene, "v_requests", True)),
+        draft=bool(getattr(scene, "v_draft", user is not None and user.is_authenticated)),
     )

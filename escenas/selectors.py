@@ -399,7 +399,10 @@ def waiting_on(scene: Scene) -> list[Character]:
 
 def pending_requests(access: SceneAccess) -> list[RollRequest]:
     """Pending roll requests of the scene the viewer should see: all for the master, those for
-    the viewer's own characters for a player (one query; trait and character selected)."""
+    the viewer's own characters for a player (one query; trait and character selected; none
+    when the access's version says the scene has none)."""
+    if access.version is not None and not access.version.requests:
+        return []
     qs = RollRequest.objects.filter(
         scene=access.scene, fulfilled_roll__isnull=True, cancelled_at__isnull=True
     ).select_related("trait", "character")

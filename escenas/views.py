@@ -123,7 +123,12 @@ def _scene_context(
         form = _post_form(
             request,
             access,
-            draft=selectors.draft_for(scene, request.user),
+            # None without a query when the version says the reader has no draft here.
+            draft=(
+                selectors.draft_for(scene, request.user)
+                if access.version is None or access.version.draft
+                else None
+            ),
             traits=traits,
             requests=requests,
         )
@@ -237,7 +242,9 @@ def scene_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def _scene_detail(
     request: HttpRequest, slug: str, pk: int, rec: viewer_pages.Recording | None
 ) -> HttpResponse:
-    access = scene_access.access_scene(request.user, pk, slug=slug, with_version=True)
+    access = scene_access.access_scene(
+        request.user, pk, slug=slug, with_version=True, page_state=True
+    )
     assert access.version is not None
     last_read = access.version.last_read
     cursor = scene_pages.cursor_from(request.GET)

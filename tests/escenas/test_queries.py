@@ -5,11 +5,13 @@ the page no longer scales (the benchmark has 1 000 posts). The scene page's quer
 re-reading the last page of an unchanged scene, in order: user (the session comes from the
 cache), the scene with its campaign, diary character, the viewer's membership role and
 characters, the posts' version (count, newest id, newest ``updated_at``), whether it has fights
-and the read marker, all in one query (``access_scene(..., with_version=True)``); its
-participants; then, the post list being cached under that version (``escenas.fragments``), no
-post query and no read-marker write; pending roll requests, the campaign's traits, the draft,
-the members (whisper recipients), the trait values (roll widget), the reader's feed token
-with their follow/mute choice for the scene (the per-scene e-mail mode; one query): 9. The
+or a pending roll request, the read marker and whether the reader has a draft there, all in
+one query (``access_scene(..., with_version=True, page_state=True)``); its participants; then,
+the post list being cached under that version (``escenas.fragments``), no post query and no
+read-marker write; the campaign's traits, the members (whisper recipients), the trait values
+(roll widget), the reader's feed token with their follow/mute choice for the scene (the
+per-scene e-mail mode; one query): 7. A pending roll request and a draft are read only when
+the version says there is one: 9 then (``test_a_request_and_a_draft_are_read_when_there``). The
 waiting-on line is cached under the same version; a scene without fights asks nothing for the
 combat panel (with fights 4–5 more, pinned in test_combat_pages).
 
@@ -33,8 +35,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from escenas import notifications, scenes, services
-from escenas.models import Post, PostRoll
+from escenas.models import Draft, Post, PostRoll
 from escenas.selectors import PAGE_SIZE
+from personajes.models import Trait
 from tests.escenas.conftest import access_for, client_for
 from tests.escenas.factories import PostFactory, new_key
 
@@ -93,10 +96,39 @@ def test_scene_page_queries_do_not_grow_with_posts(who, cast, story, master, pla
     assert cold_last == many_last + 5 + (who != "player_a"), (cold_last, many_last)
     if who == "player_a":
         # Pinned (see the module docstring for the list): justify any new query.
-        # 9 and 5: the feed token and the follow/mute choice in one query (issue 14: 10, 6).
-        assert (one_last, many_first) == (9, 5), (one_last, many_first)
+        # 7 and 4: the feed token and the follow/mute choice in one query (issue 14: 10, 6),
+        # no request or draft read when the version says there is none (9, 5 before).
+        assert (one_last, many_first) == (7, 4), (one_last, many_first)
     # The first page of many is not the last: no post form, its queries are not made.
     assert many_first <= one_first
+
+
+@override_settings(ESCENAS_VIEWER_PAGES=False)
+def test_a_request_and_a_draft_are_read_when_there(story, master, player_a, char_a):
+    """The version says whether the scene has a pending roll request and the reader a draft:
+    the page reads each (one query) only then, and shows it."""
+    client = client_for(player_a)
+    url = story.get_absolute_url() + "?page=last"
+    add_posts(story, master, 1)
+    assert count_queries(client, url, warm=True) == 7
+    master_before = count_queries(client_for(master), url, warm=True)
+    services.roll_request_create(
+        access=access_for(story, master),
+        master=master,
+        character=char_a,
+        trait=Trait.objects.get(campaign=story.campaign, slug="fuerza"),
+        threshold=40,
+        reason="¿Aguantas la puerta?",
+    )
+    assert count_queries(client, url, warm=True) == 8
+    Draft.objects.create(
+        user=player_a, scene=story, body="A medio escribir", idempotency_key=new_key(), data={}
+    )
+    assert count_queries(client, url, warm=True) == 9
+    html = client.get(url).content.decode()
+    assert "¿Aguantas la puerta?" in html and "A medio escribir" in html
+    # Player A's draft is not the master's: the master's page reads the request, no draft.
+    assert count_queries(client_for(master), url, warm=True) == master_before + 1
 
 
 @pytest.mark.parametrize("who", ["player_a", "master", "player_b"])
