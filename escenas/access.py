@@ -353,9 +353,11 @@ def whisper_candidates(access: SceneAccess) -> list[Any]:
     """Members who may read the scene and could receive a whisper (not the viewer), by name.
 
     One query for the memberships and, for a participants-only story scene, the participants
-    (already prefetched).
+    (already prefetched); none in a diary or notes scene, where nobody else may be whispered.
     """
     scene = access.scene
+    if scene.kind in (Scene.Kind.DIARY, Scene.Kind.NOTES):
+        return []
     members = list(
         Membership.objects.filter(campaign_id=scene.campaign_id)
         .select_related("user")
@@ -363,13 +365,13 @@ def whisper_candidates(access: SceneAccess) -> list[Any]:
     )
     out = []
     participant_players = {c.player_id for c in scene_characters(scene)}
+    only_participants = (
+        scene.kind == Scene.Kind.STORY and scene.readers == Scene.Readers.PARTICIPANTS
+    )
     for m in members:
         if m.user_id == access.viewer.user_id or is_master_role(m.role):
             continue  # the master reads every whisper anyway
-        if scene.kind == Scene.Kind.STORY and scene.readers == Scene.Readers.PARTICIPANTS:
-            if m.user_id not in participant_players:
-                continue
-        elif scene.kind in (Scene.Kind.DIARY, Scene.Kind.NOTES):
+        if only_participants and m.user_id not in participant_players:
             continue
         out.append(m.user)
     return out

@@ -79,3 +79,35 @@ def test_the_record_is_rendered_once_and_rendered_again_when_a_row_changes(
         records = [c for c in rendered.call_args_list if c.args[0] == record]
         assert len(records) == 2
     assert "987 /" in third and "1234 /" not in third
+
+
+def test_the_diary_chart_is_kept_with_the_record(char_a, player_a, settings):
+    """From two days on, the chart is kept beside the record: a re-read renders neither, and
+    a changed row renders both again, the chart with the new value."""
+    from unittest import mock
+
+    from django.template import loader
+
+    from escenas import diary_page
+
+    DiaryEntry.objects.bulk_create(
+        [diary_entry(char_a, 5, hunger_days=1), diary_entry(char_a, 6, hunger_days=2)]
+    )
+    url = scenes.diary_scene_for(char_a).get_absolute_url()
+    client = client_for(player_a)
+    settings.ESCENAS_VIEWER_PAGES = False
+    real = loader.render_to_string
+    chart = diary_page.DIARY_CHART_TEMPLATE
+    with mock.patch.object(diary_page, "render_to_string", wraps=real) as rendered:
+        first = client.get(url).content.decode()
+        second = client.get(url).content.decode()
+        charts = [c for c in rendered.call_args_list if c.args[0] == chart]
+        assert len(charts) == 1
+        assert first.count('<figure class="chart">') == second.count('<figure class="chart">') == 1
+        assert f"Contadores y penalización de {char_a.name}" in second
+        DiaryEntry.objects.filter(character=char_a, day=6).update(hunger_days=3)
+        client.get(url)
+        charts = [c for c in rendered.call_args_list if c.args[0] == chart]
+        assert len(charts) == 2
+    hunger = charts[1].args[1]["chart"].series[0]
+    assert [p.value for p in hunger.points] == [1, 3]
