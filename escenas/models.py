@@ -16,6 +16,7 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import F, OuterRef, Q, Subquery, Value
@@ -294,6 +295,23 @@ class Post(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("escenas:post", kwargs={"slug": self.campaign.slug, "pk": self.pk})
+
+    @classmethod
+    def from_db(
+        cls, db: str | None, field_names: Any, values: Any, *, fetch_mode: Any = None
+    ) -> Post:
+        """A post read from the database. One that is no whisper has no recipients, and says
+        so to Django's prefetching (an empty ``whisper_to``, as a prefetch leaves it): a page
+        of posts then asks for recipients only when it holds a whisper, and no query at all
+        otherwise (issue 14). Adding recipients (``whisper_to.set``) drops that answer, as it
+        drops a prefetched one."""
+        post = super().from_db(db, field_names, values, fetch_mode=fetch_mode)
+        if post.__dict__.get("is_whisper") is False:
+            empty: Any = get_user_model().objects.all()
+            empty._result_cache = []
+            empty._prefetch_done = True
+            post.__dict__.setdefault("_prefetched_objects_cache", {})["whisper_to"] = empty
+        return post
 
 
 class PostRevision(models.Model):

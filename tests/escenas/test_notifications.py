@@ -19,7 +19,7 @@ from tests.escenas.conftest import access_for
 from tests.escenas.factories import diary_entry, new_key
 from tests.factories import CharacterFactory, MembershipFactory
 
-QUERIES = 18  # see the list in the test below
+QUERIES = 17  # see the list in the test below
 
 
 def sent() -> int:
@@ -285,11 +285,11 @@ def test_post_notifications_cost_the_same_for_one_post_or_many(
     # scenes' follows and mutes (1, one union); the readers' settings (1) and mutes (1), their
     # characters in those campaigns (1: nobody here plays only dead ones, so no follows
     # query); what was already queued (1) and the readers' markers (1). Then the pairs left:
-    # posts with scene, campaign and diary character (1); their whisper recipients (1), scene
-    # participants (1), mentioned members with their reader settings (1) and rolls (1); the
-    # campaigns' members with their users and reader settings (1) and characters (1); the
-    # notification rows (1) and the outbox rows (1) (a diary's readers are always told, so no
-    # last notice is written; the test's transaction).
+    # posts with scene, campaign and diary character (1) (no whisper among them: no query for
+    # whisper recipients, issue 14), scene participants (1), mentioned members with their
+    # reader settings (1) and rolls (1); the campaigns' members with their users and reader
+    # settings (1) and characters (1); the notification rows (1) and the outbox rows (1) (a
+    # diary's readers are always told, so no last notice is written; the test's transaction).
     with django_assert_num_queries(QUERIES):
         assert notifications.post_notifications_queue(post_ids=[p.pk for p in one]) == 2
     with django_assert_num_queries(QUERIES):
