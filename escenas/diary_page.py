@@ -20,7 +20,7 @@ from personajes.models import DiaryEntry
 def diary_context(scene: Scene) -> dict[str, Any]:
     """The R25 table and chart of a diary scene (empty while the diary table does not exist):
     ``diary_entries``, ``diary_record`` (the cards and table) and ``diary_chart`` (the
-    chart's SVG and table, empty below two days), both HTML from ``diary_pieces()``."""
+    chart's SVG, empty below two days), both HTML from ``diary_pieces()``."""
     if scene.kind != Scene.Kind.DIARY or scene.diary_character is None:
         return {}
     entries = selectors.diary_entries(scene.diary_character)

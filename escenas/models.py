@@ -301,13 +301,14 @@ class Post(models.Model):
         cls, db: str | None, field_names: Any, values: Any, *, fetch_mode: Any = None
     ) -> Post:
         """A post read from the database. One that is no whisper has no recipients, and says
-        so to Django's prefetching (an empty ``whisper_to``, as a prefetch leaves it): a page
-        of posts then asks for recipients only when it holds a whisper, and no query at all
-        otherwise (issue 14). Adding recipients (``whisper_to.set``) drops that answer, as it
-        drops a prefetched one."""
+        so to Django's prefetching (an empty ``whisper_to``, already fetched, as a prefetch
+        leaves it; built from ``none()``, so a filter or ``values_list`` on it stays empty):
+        a page of posts then asks for recipients only when it holds a whisper, and no query
+        at all otherwise (issue 14). Adding recipients (``whisper_to.set``) drops that
+        answer, as it drops a prefetched one."""
         post = super().from_db(db, field_names, values, fetch_mode=fetch_mode)
         if post.__dict__.get("is_whisper") is False:
-            empty: Any = get_user_model().objects.all()
+            empty: Any = get_user_model()._default_manager.none()
             empty._result_cache = []
             empty._prefetch_done = True
             post.__dict__.setdefault("_prefetched_objects_cache", {})["whisper_to"] = empty

@@ -177,9 +177,13 @@ def world_scope(campaign: Campaign, query: Any) -> WorldScope:
 
 def open_sections(query: Any, failed: str | None = None) -> frozenset[str]:
     """The sections the page renders open: ``?open=<name>`` (one of ``SECTIONS``; anything
-    else opens none) and the section of the ``failed`` action (its form shows its errors)."""
+    else opens none), the supplies for a give form's preset (``?give=<id>``, the pending
+    list's "give water" link) and the section of the ``failed`` action (its form shows its
+    errors)."""
     wanted = str((query or {}).get("open", ""))
     names = {wanted} if wanted in SECTIONS else set()
+    if (query or {}).get("give"):
+        names.add("supplies")
     if failed in ACTION_SECTIONS:
         names.add(ACTION_SECTIONS[failed])
     return frozenset(names)

@@ -85,6 +85,9 @@ class FormsOnDemand(Mapping[str, F]):
             self._built[name] = self._builders[name]()
         return self._built[name]
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._builders  # without building it
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._builders)
 

@@ -171,7 +171,8 @@ rolls, ``#history``, always shown)."""
 def world_undo(request: HttpRequest, slug: str, what: str, pk: int) -> HttpResponse:
     """Undo a character's move, a supply movement or a tally record: a reverse row, logged.
     A refusal (already undone, used up since) comes back as a message; either way the world
-    page comes back with the list that shows the row open."""
+    page comes back with the list that shows the row open, its settlement still chosen
+    (``?en=``, kept in the button's URL)."""
     campaign = access_campaign(request.user, slug=slug, master=True)[0]
     undo = _UNDO.get(what)
     if undo is None:
@@ -182,16 +183,24 @@ def world_undo(request: HttpRequest, slug: str, what: str, pk: int) -> HttpRespo
         messages.error(request, " ".join(exc.messages))
     else:
         messages.success(request, _("Undone: the reverse is in the history."))
-    world = reverse("mundo:world", kwargs={"slug": slug})
-    if what in _UNDONE_IN:
-        return redirect(f"{world}?open={_UNDONE_IN[what]}#{_UNDONE_IN[what]}")
-    return redirect(f"{world}#history")
+    return redirect(_back_to_world(campaign, request, _UNDONE_IN.get(what)))
+
+
+def _back_to_world(campaign: Campaign, request: HttpRequest, section: str | None) -> str:
+    """The world page with the settlement and filter of ``request``'s query still chosen and
+    ``section`` open (at its anchor), or at the world rolls (``#history``) without one."""
+    scope = world_scope(campaign, request.GET)
+    world = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    if section is not None:
+        return section_url(world, scope, section)
+    return f"{world}?{scope.query}#history" if scope.query else f"{world}#history"
 
 
 @login_required
 @require_POST
 def route_outcome(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The master says what became of a route check's zombies: a fight or narrated."""
+    """The master says what became of a route check's zombies: a fight or narrated. The
+    world page comes back with the characters' section open."""
     campaign = access_campaign(request.user, slug=slug, master=True)[0]
     try:
         places.move_outcome_set(
@@ -204,7 +213,7 @@ def route_outcome(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         messages.error(request, " ".join(exc.messages))
     else:
         messages.success(request, _("Saved: the zombies of that route are dealt with."))
-    return redirect(reverse("mundo:world", kwargs={"slug": slug}) + "#characters")
+    return redirect(_back_to_world(campaign, request, "characters"))
 
 
 HISTORY_PAGE = 50

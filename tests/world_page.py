@@ -13,10 +13,12 @@ import re
 from typing import Any
 
 PLACEHOLDER = re.compile(
-    r'<div class="task-body" hx-get="(?P<address>[^"]*)" hx-trigger="[^"]*" '
-    r'hx-swap="outerHTML">.*?</div>',
+    r'<div class="task-body" hx-get="(?P<address>[^"]*)" '
+    r'hx-trigger="toggle from:closest details once" hx-swap="outerHTML">.*?</div>',
     re.S,
 )
+"""A closed section's placeholder, with the trigger htmx fetches it on (the details opening,
+once): ``opened`` fails on a page whose placeholders it does not find."""
 
 
 def opened(client: Any, url: str, params: dict[str, Any] | None = None) -> str:
@@ -33,4 +35,7 @@ def opened(client: Any, url: str, params: dict[str, Any] | None = None) -> str:
         assert answer.status_code == 200, (address, answer.status_code)
         return str(answer.content.decode())
 
-    return PLACEHOLDER.sub(section, page)
+    closed = page.count('<div class="task-body" hx-get=')
+    opened_page, found = PLACEHOLDER.subn(section, page)
+    assert found == closed, f"{closed - found} placeholders not in the expected form"
+    return opened_page

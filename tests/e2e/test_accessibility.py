@@ -80,11 +80,13 @@ def main_pages(role: str) -> list[str]:
         pages += [
             "/partidas/valle-gris/reglas/",
             "/partidas/valle-gris/mundo/",
-            # Its task sections, each rendered open (closed, they are fetched on opening).
+            # Its six task sections, each rendered open (closed, they are fetched on opening).
             "/partidas/valle-gris/mundo/?open=characters",
             "/partidas/valle-gris/mundo/?open=supplies",
             "/partidas/valle-gris/mundo/?open=places",
+            "/partidas/valle-gris/mundo/?open=routes",
             "/partidas/valle-gris/mundo/?open=tallies",
+            "/partidas/valle-gris/mundo/?open=schedule",
             "/partidas/valle-gris/dias/6/",
         ]
     return pages

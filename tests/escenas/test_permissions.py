@@ -305,6 +305,29 @@ def test_a_whisper_recipient_must_read_the_scene(
         write(scene, player_a, "psst", whisper=True, whisper_to=[player_b])
 
 
+def test_a_post_read_as_no_whisper_has_no_recipients_under_any_query(
+    campaign, master, char_a, player_a, player_b, django_assert_num_queries
+):
+    """A post that is no whisper is read with its recipients already fetched and empty
+    (``Post.from_db``): whatever is asked of them (a filter, ``values_list``), the answer is
+    empty and costs no query; a whisper's are read and are its own."""
+    scene = scenes.offtopic_scene_for(campaign)
+    said = write(scene, player_a, "en voz alta")
+    whispered = write(scene, player_a, "psst", whisper=True, whisper_to=[player_b])
+    said, whispered = Post.objects.get(pk=said.pk), Post.objects.get(pk=whispered.pk)
+    with django_assert_num_queries(0):
+        assert list(said.whisper_to.all()) == []
+        assert list(said.whisper_to.filter(pk=player_b.pk)) == []
+        assert list(said.whisper_to.values_list("username", flat=True)) == []
+    assert list(whispered.whisper_to.all()) == [player_b]
+    with django_assert_num_queries(1):  # the post: no recipients to ask for
+        (post,) = Post.objects.filter(pk=said.pk).prefetch_related("whisper_to")
+    assert post.pk == said.pk and list(post.whisper_to.all()) == []
+    with django_assert_num_queries(2):  # the posts, then the whisper's recipients
+        posts = list(Post.objects.filter(scene=scene).prefetch_related("whisper_to"))
+    assert [list(p.whisper_to.all()) for p in posts] == [[], [player_b]]
+
+
 def test_revoked_feed_token_answers_404(campaign, master, char_a, player_a):
     scene = make_scene("story_members", campaign, master, char_a)
     old = notifications.preference_get_or_create(user=player_a).feed_token

@@ -189,6 +189,39 @@ def test_undoing_a_move_takes_the_character_back_once(world, campaign, master):
         places.character_move_undo(campaign_id=campaign.pk, user=master, move_id=10**9)
 
 
+def test_an_undo_and_a_route_outcome_come_back_to_their_section_and_settlement(
+    world, campaign, master
+):
+    client = Client()
+    client.force_login(master)
+    town, school, ana = world["town"], world["school"], world["ana"]
+    world_url = reverse("mundo:world", kwargs={"slug": campaign.slug})
+    moved = places.character_move(
+        campaign_id=campaign.pk,
+        user=master,
+        character_ids=[ana.pk],
+        location_id=school.pk,
+        route_m=20,
+    )
+    # The page with Robledo chosen: the buttons keep it in their addresses.
+    page = opened(client, world_url, {"en": town.pk})
+    outcome = reverse("route_outcome", args=[campaign.slug, moved.route_check.pk])
+    undo = reverse("world_undo", args=[campaign.slug, "move", moved.moves[0].pk])
+    assert f'action="{outcome}?en={town.pk}"' in page
+    assert f'action="{undo}?en={town.pk}"' in page
+    done = client.post(f"{outcome}?en={town.pk}", {"outcome": "narrated"})
+    assert done["Location"] == f"{world_url}?en={town.pk}&open=characters#characters"
+    done = client.post(f"{undo}?en={town.pk}")
+    assert done["Location"] == f"{world_url}?en={town.pk}&open=characters#characters"
+    ana.refresh_from_db()
+    assert ana.location is None  # taken back
+    # A tally's undo comes back to the world rolls, where its row is (posted without a
+    # settlement: the page's first by name is chosen, as on the page itself).
+    roll = tally.tally_record(settlement=world["village"], user=master, destroyed=1)
+    done = client.post(reverse("world_undo", args=[campaign.slug, "tally", roll.pk]))
+    assert done["Location"] == f"{world_url}?en={town.pk}#history"
+
+
 def test_the_tick_reads_the_new_shelter_for_the_stash(world, campaign, master):
     # R15: Ana carries nothing; her new shelter's stash has 4 L, her old one none. After the
     # shelter is assigned, the tick's consumption takes her 2 L from the Colegio's stash.
@@ -371,6 +404,9 @@ def test_a_danger_link_presets_the_give_form_and_opens_supplies(world, campaign,
     assert f'<option value="{ana.pk}" selected>Ana</option>' in give
     assert f'<option value="{water.pk}" selected>Litro de agua</option>' in give
     assert client.get(url, {"give": "x", "kind": "nada", "open": "supplies"}).status_code == 200
+    # A give link without ``open`` (an older one) opens the supplies too.
+    page = client.get(url, {"give": ana.pk, "kind": "water"}).content.decode()
+    assert '<details class="task" id="supplies" open>' in page
     # Opened in the browser (htmx), the section keeps the preset of the page's address.
     page = opened(client, url, {"give": ana.pk, "kind": "water"})
     give = page[page.index('id="give"') : page.index('id="transfer"')]
