@@ -39,6 +39,7 @@ from django.db.models import (
     StringAgg,
     Subquery,
     Value,
+    prefetch_related_objects,
 )
 from django.db.models.functions import Cast, Concat
 
@@ -285,6 +286,7 @@ def access_scene(
     if scene is None:
         raise NotFound("No such scene")
     _campaign_read_once(scene)
+    _story_participants(scene)
     access = scene_access(scene, viewer)
     if not access.can_read or (master and not access.is_master):
         raise NotFound("No such scene")
@@ -315,6 +317,7 @@ def _access_scene_one_query(
     if scene is None:
         raise NotFound("No such scene")
     _campaign_read_once(scene)
+    _story_participants(scene)
     viewer = _scene_viewer(scene, user)
     access = scene_access(scene, viewer)
     if not access.can_read or (master and not access.is_master):
@@ -331,11 +334,19 @@ def _campaign_read_once(scene: Scene) -> None:
 
 
 def _scene_queryset() -> QuerySet[Scene]:
-    """Scenes with what ``scene_access`` and the scene page read: the campaign, the diary's
-    character, the participants by name (one prefetch query)."""
-    return Scene.objects.select_related("campaign", "diary_character").prefetch_related(
-        Prefetch("participants", queryset=Character.objects.order_by("name"))
-    )
+    """Scenes with what ``scene_access`` and the scene page read: the campaign and the diary's
+    character (the participants apart: ``_story_participants``)."""
+    return Scene.objects.select_related("campaign", "diary_character")
+
+
+def _story_participants(scene: Scene) -> None:
+    """A story scene's participants by name, read into it (one query), as the scene page and
+    ``scene_access`` read them; none for the other kinds, whose characters are not
+    participants (``scene_characters``): a diary or the off-topic scene asks for none."""
+    if scene.kind == Scene.Kind.STORY:
+        prefetch_related_objects(
+            [scene], Prefetch("participants", queryset=Character.objects.order_by("name"))
+        )
 
 
 def campaign_memberships(campaign_ids: Iterable[int]) -> dict[int, list[Membership]]:

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from escenas import fragments
 from escenas.access import SceneAccess, scene_is_public
+from escenas.models import Scene
 from escenas.selectors import waiting_on as waiting_on_query
 from personajes.models import Character
 
@@ -49,13 +50,18 @@ ALLOWED_ANONYMOUS_COOKIES = frozenset({settings.CSRF_COOKIE_NAME, settings.LANGU
 
 def _scene_rows_digest(access: SceneAccess) -> str:
     scene = access.scene
-    return rows_digest(scene, scene.campaign, *scene.participants.all())
+    # A story's participants (read with the access); the other kinds have none.
+    participants = scene.participants.all() if scene.kind == Scene.Kind.STORY else ()
+    return rows_digest(scene, scene.campaign, *participants)
 
 
 def waiting_on(access: SceneAccess) -> list[Character]:
     """``selectors.waiting_on`` through the cache when the access has a version: the line
     follows from the posts (the version) and the participants (their rows), both in the key.
-    The participants are the prefetched ones (no query on a hit)."""
+    The participants are the prefetched ones (no query on a hit). Only a story scene waits on
+    anyone (``selectors.waiting_on``): the others answer [] with no cache read."""
+    if access.scene.kind != Scene.Kind.STORY:
+        return []
     version = access.version
     if version is None:
         return waiting_on_query(access.scene)

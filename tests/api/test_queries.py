@@ -232,9 +232,9 @@ CASES = {
         "/api/v1/characters/{char}/diary/posts/",
         "player_a",
         _diary_posts,
-        9,
-        "user (session cached), character, role checks, diary scene id, viewer (2), scene, "
-        "page of posts, rolls (no whisper in a diary: no recipients)",
+        8,
+        "user (session cached), character, role checks, diary scene id, viewer (2), scene (a "
+        "diary: no participants), page of posts, rolls (no whisper in a diary: no recipients)",
     ),
     "diary": ListCase(
         "/api/v1/characters/{char}/diary/",
