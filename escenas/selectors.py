@@ -399,8 +399,7 @@ def waiting_on(scene: Scene) -> list[Character]:
 
 def pending_requests(access: SceneAccess) -> list[RollRequest]:
     """Pending roll requests of the scene the viewer should see: all for the master, those for
-    the viewer's own characters for a player (one query; trait and character selected; none
-    when the access's version says the scene has none)."""
+    their own characters for a player (one query, none when the version says there is none)."""
     if access.version is not None and not access.version.requests:
         return []
     qs = RollRequest.objects.filter(
@@ -414,11 +413,13 @@ def pending_requests(access: SceneAccess) -> list[RollRequest]:
     return list(qs)
 
 
-def draft_for(scene: Scene, user: AnyUser | None) -> Draft | None:
-    """The user's draft in the scene, if any (one query)."""
+def draft_for(access: SceneAccess, user: AnyUser | None) -> Draft | None:
+    """The user's draft in the scene, if any: one query, none when the version says none."""
     if user is None or not user.is_authenticated:
         return None
-    return Draft.objects.filter(scene=scene, user=user).first()
+    if access.version is not None and not access.version.draft:
+        return None
+    return Draft.objects.filter(scene=access.scene, user=user).first()
 
 
 # --- The roll widget ----------------------------------------------------------------------------

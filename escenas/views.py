@@ -123,12 +123,7 @@ def _scene_context(
         form = _post_form(
             request,
             access,
-            # None without a query when the version says the reader has no draft here.
-            draft=(
-                selectors.draft_for(scene, request.user)
-                if access.version is None or access.version.draft
-                else None
-            ),
+            draft=selectors.draft_for(access, request.user),
             traits=traits,
             requests=requests,
         )
