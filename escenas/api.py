@@ -42,6 +42,7 @@ from escenas.access import (
     post_visible_to,
     scene_access,
     scene_characters,
+    visible_posts,
 )
 from escenas.api_post_data import post_data
 from escenas.api_roll_spec import PostCreateSerializer
@@ -376,9 +377,13 @@ class _PostListMixin(generics.GenericAPIView):
                 self.paginate_queryset(Post.objects.none())
                 return self.get_paginated_response([])
             with api_pages.one_snapshot(rec):
+                # The page's ids first, on the scene's index (``visible_posts`` says why),
+                # then their rows.
+                visible = visible_posts(access.scene, access.viewer)
+                ids = self.paginate_queryset(visible.values("id"))
+                assert ids is not None  # pagination_class is set
                 posts = selectors.scene_posts(access.scene, access.viewer)
-                page = self.paginate_queryset(posts)
-                assert page is not None  # pagination_class is set
+                page = list(posts.filter(pk__in=[row["id"] for row in ids]))
                 with_rolls(page, access)
                 views = [selectors.post_view(p, access.viewer) for p in page]
                 # Plain dicts, the serializer's answer (``escenas.api_post_data``).

@@ -20,13 +20,25 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext as _
 
 from escenas import selectors
-from escenas.access import SceneAccess, access_scene
+from escenas.access import SceneAccess, access_scene, visible_posts
 from escenas.models import NotificationPreference
 from nucleo.errors import NotFound
 
+FEED_ITEMS = 30
+"""Posts in a feed."""
+
+
+def feed_posts(access: SceneAccess) -> list[selectors.PostView]:
+    """The last ``FEED_ITEMS`` visible posts of the scene, newest first, as the viewer sees
+    them: their ids on the scene's index, then their rows (``escenas.access.visible_posts``)."""
+    newest = visible_posts(access.scene, access.viewer).order_by("-id").values("id")
+    posts = selectors.scene_posts(access.scene, access.viewer)
+    qs = posts.filter(pk__in=newest[:FEED_ITEMS]).order_by("-id")
+    return [selectors.post_view(p, access.viewer) for p in qs]
+
 
 class SceneFeed(Feed):
-    """The scene's last ``selectors.FEED_ITEMS`` visible posts, newest first."""
+    """The scene's last ``FEED_ITEMS`` visible posts, newest first."""
 
     feed_type = Atom1Feed
 
@@ -48,7 +60,7 @@ class SceneFeed(Feed):
         return obj.scene.summary or _("Posts of the scene")
 
     def items(self, obj: SceneAccess) -> list[selectors.PostView]:
-        return selectors.feed_posts(obj)
+        return feed_posts(obj)
 
     def item_title(self, item: selectors.PostView) -> str:
         return item.post.speaker_name

@@ -35,7 +35,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 
 from escenas import fragments
-from escenas.access import SceneAccess, posts_visible_q
+from escenas.access import SceneAccess, visible_posts
 from escenas.models import Post
 from escenas.selectors import PAGE_SIZE, PostView, post_view, scene_posts
 
@@ -288,7 +288,7 @@ def scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) ->
 
 def _scene_page(access: SceneAccess, *, cursor: Cursor, last_read: int | None) -> ScenePage:
     viewer = access.viewer
-    visible = Post.objects.filter(scene=access.scene).filter(posts_visible_q(viewer))
+    visible = visible_posts(access.scene, viewer)
     unread = _unread_q(last_read, viewer.user_id)
     rows, first, counted = _rows(visible, cursor, last_read, unread)
 

@@ -35,6 +35,7 @@ from escenas.access import (
     SceneAccess,
     posts_visible_q,
     scenes_readable_q,
+    visible_posts,
 )
 from escenas.access import campaign_memberships as campaign_memberships  # read by the services
 from escenas.access import post_visible_to as post_visible_to  # read by the services
@@ -66,8 +67,6 @@ from reglas.dice import action_chance
 
 PAGE_SIZE = 20
 """Posts per scene page."""
-FEED_ITEMS = 30
-"""Posts in a feed."""
 
 # --- Posts ------------------------------------------------------------------------------------
 
@@ -80,8 +79,7 @@ def scene_posts(scene: Scene, viewer: CharacterViewer) -> QuerySet[Post]:
     ``revision_count``. A constant number of queries whatever the number of posts.
     """
     return (
-        Post.objects.filter(scene=scene)
-        .filter(posts_visible_q(viewer))
+        visible_posts(scene, viewer)
         .select_related("character", "author", "deleted_by", "campaign", "npc")
         .prefetch_related(*post_prefetches())
         .annotate(revision_count=revision_count(), **reply_annotations())
@@ -222,7 +220,8 @@ def last_read_post_id(scene: Scene, user: AnyUser | None) -> int | None:
 
 def posts_after(access: SceneAccess, *, after: int, last_read: int | None) -> list[PostView]:
     """Visible posts with id > ``after`` (for polling), at most one page."""
-    qs = scene_posts(access.scene, access.viewer).filter(pk__gt=after)[:PAGE_SIZE]
+    newer = visible_posts(access.scene, access.viewer).filter(pk__gt=after).order_by("id")
+    qs = scene_posts(access.scene, access.viewer).filter(pk__in=newer.values("id")[:PAGE_SIZE])
     return [post_view(p, access.viewer, last_read=last_read) for p in qs]
 
 
@@ -234,8 +233,8 @@ def unread_before(access: SceneAccess, *, last_read: int | None, before: int) ->
         return False
     viewer = access.viewer
     return (
-        Post.objects.filter(scene=access.scene, pk__gt=last_read, pk__lt=before)
-        .filter(posts_visible_q(viewer))
+        visible_posts(access.scene, viewer)
+        .filter(pk__gt=last_read, pk__lt=before)
         .exclude(author_id=viewer.user_id)
         .exists()
     )
@@ -517,13 +516,7 @@ def roll_chance(
     return Chance(character, option, threshold, chance.effective, chance.p)
 
 
-# --- Search, feeds, diaries -----------------------------------------------------------------------
-
-
-def feed_posts(access: SceneAccess) -> list[PostView]:
-    """The last ``FEED_ITEMS`` visible posts of the scene, newest first, as the viewer sees them."""
-    qs = scene_posts(access.scene, access.viewer).order_by("-id")[:FEED_ITEMS]
-    return [post_view(p, access.viewer) for p in qs]
+# --- Search, diaries -----------------------------------------------------------------------------
 
 
 def preference_for(user: AnyUser) -> NotificationPreference | None:

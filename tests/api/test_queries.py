@@ -223,18 +223,19 @@ CASES = {
         "/api/v1/scenes/{story}/posts/",
         "player_a",
         _posts,
-        7,
+        8,
         "user (session cached), the scene with its campaign, my role and characters (one "
-        "query), participants, page of posts (no count: cursor), their rolls, whisper "
-        "recipients, the rolls' makers",
+        "query), participants, the page's post ids (no count: cursor; on the scene's index), "
+        "those posts, their rolls, whisper recipients, the rolls' makers",
     ),
     "diary posts": ListCase(
         "/api/v1/characters/{char}/diary/posts/",
         "player_a",
         _diary_posts,
-        8,
+        9,
         "user (session cached), character, role checks, diary scene id, viewer (2), scene (a "
-        "diary: no participants), page of posts, rolls (no whisper in a diary: no recipients)",
+        "diary: no participants), the page's post ids, those posts, rolls (no whisper in a "
+        "diary: no recipients)",
     ),
     "diary": ListCase(
         "/api/v1/characters/{char}/diary/",
