@@ -242,9 +242,9 @@ def unread_before(access: SceneAccess, *, last_read: int | None, before: int) ->
 
 def posts_changed(access: SceneAccess, *, up_to: int, since: Any) -> list[PostView]:
     """Visible posts with id ≤ ``up_to`` updated after ``since`` (edits, thresholds set)."""
-    qs = scene_posts(access.scene, access.viewer).filter(pk__lte=up_to, updated_at__gt=since)[
-        :PAGE_SIZE
-    ]
+    changed = visible_posts(access.scene, access.viewer).filter(pk__lte=up_to, updated_at__gt=since)
+    ids = changed.order_by("id").values("id")[:PAGE_SIZE]
+    qs = scene_posts(access.scene, access.viewer).filter(pk__in=ids)
     return [post_view(p, access.viewer) for p in qs]
 
 
