@@ -6,10 +6,10 @@ run by the real tick (``partida.tick.advance_day``: the diary rows and the daily
 every character while it lives; the one whose diary is measured, ``_the_diarist``, was kept
 supplied and lived all 60 days, which the benchmark checks), and a story scene with 1 000
 posts with a roll each, its newest-post columns set as ``services.post_create`` sets them.
-Beside the pages, that scene's poll with nothing new since its last page was read (what every
-open tab asks every 15 s; never kept whole, so both passes below render it), and each of the
-world page's task sections as htmx fetches it when the master opens it (the page renders them
-closed).
+Beside the pages, a search that matches every post of that scene, that scene's poll with
+nothing new since its last page was read (what every open tab asks every 15 s; neither is kept
+whole, so both passes below render them), and each of the world page's task sections as htmx
+fetches it when the master opens it (the page renders them closed).
 Each page or list is fetched through Django's test client (DEBUG off, the configured cache)
 ``WARM`` times, then timed ``RUNS`` times through the client's handler (the middleware and the
 view, as a server runs them, without the client's capture of every template context), each
@@ -301,6 +301,9 @@ def test_every_list_at_full_size():
             for section in SECTIONS
         },
         "master's character list (500)": (as_master, f"/partidas/{slug}/personajes/"),
+        # A word in each of the story's 1 000 posts (ranked on PostgreSQL): the search is never
+        # kept whole, so both passes render it.
+        "search, 1 000 matches (player)": (as_player, f"/partidas/{slug}/buscar/?q=pasillo"),
         "API scenes (500 diaries)": (as_player, f"/api/v1/campaigns/{slug}/scenes/"),
         "API scene posts": (as_player, f"/api/v1/scenes/{scene.pk}/posts/"),
         "API campaign characters": (as_master, f"/api/v1/campaigns/{slug}/characters/"),

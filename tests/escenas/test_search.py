@@ -162,4 +162,31 @@ def test_postgresql_uses_the_gin_index(campaign, story, player_a):
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'post_body_search'")
         (definition,) = cursor.fetchone()
-    assert "gin" in definition and "partida_es" in definition
+        cursor.execute(
+            "SELECT generation_expression FROM information_schema.columns "
+            "WHERE table_name = 'escenas_post' AND column_name = 'body_search'"
+        )
+        (generated,) = cursor.fetchone()
+    assert "gin" in definition and "(body_search)" in definition
+    assert "to_tsvector('partida_es'::regconfig, COALESCE(body, ''::text))" in generated
+
+
+@needs_postgresql[0]
+@needs_postgresql[1]
+def test_postgresql_ranks_the_stored_vector_which_follows_every_edit(
+    campaign, story, player_a, master
+):
+    """The ranked search reads each post's stored vector (migration 0019), never computing it
+    again from the text; PostgreSQL regenerates it on every write, an edit included."""
+    post = say(story, player_a, "Una farola parpadea.")
+    assert found(master, campaign, q="farolas") == ["Una farola parpadea."]
+    services.post_edit(post=post, editor=player_a, body="Un semáforo parpadea.")
+    assert found(master, campaign, q="farolas") == []
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assert found(master, campaign, q="semáforos") == ["Un semáforo parpadea."]
+    ranked = [q["sql"] for q in queries.captured_queries if "ts_rank" in q["sql"]]
+    assert len(ranked) == 1
+    assert 'ts_rank("escenas_post"."body_search"' in ranked[0]
+    assert "to_tsvector" not in ranked[0]
