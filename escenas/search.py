@@ -60,7 +60,7 @@ class StoredVector(Expression):
     output_field = SearchVectorField()
 
     def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
-        table = compiler.quote_name_unless_alias(compiler.query.get_initial_alias())
+        table = compiler.quote_name(compiler.query.get_initial_alias())
         return f"{table}.{connection.ops.quote_name('body_search')}", []
 
 
