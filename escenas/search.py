@@ -67,12 +67,14 @@ class StoredVector(Expression):
 @dataclass(frozen=True, slots=True)
 class SearchFilters:
     """What the reader asked: the words (``query``, 2–100 characters) and the optional filters.
-    ``author`` is a username; ``day_from``/``day_to`` in-game days, inclusive."""
+    ``author`` is a username and ``character`` a character's name (each matched whole, case
+    folded), ``scene`` a part of a scene's title (case folded); ``day_from``/``day_to``
+    in-game days, inclusive."""
 
     query: str = ""
     author: str = ""
-    character_id: int | None = None
-    scene_id: int | None = None
+    character: str = ""
+    scene: str = ""
     day_from: int | None = None
     day_to: int | None = None
     has_roll: bool = False
@@ -87,7 +89,7 @@ class SearchHit:
 
 
 def readable_scenes(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Scene]:
-    """The campaign's scenes the viewer may read (the search form's scene filter)."""
+    """The campaign's scenes the viewer may read (the only ones searched)."""
     return Scene.objects.filter(campaign=campaign).filter(scenes_readable_q(viewer))
 
 
@@ -100,15 +102,22 @@ def search_posts(
     words = filters.query.strip()
     if len(words) < 2 and not _has_filter(filters):
         return []
-    posts = _filtered(campaign, viewer, filters).select_related("scene", "campaign")
+    # Not the campaign: every post is of this one (each gets the row below). Joined, it made
+    # PostgreSQL misjudge the readable scenes as one row and read every post of each of them
+    # instead of the GIN index's matches (11 ms against 4.4 at the list bench's size).
+    posts = _filtered(campaign, viewer, filters).select_related("scene")
     if len(words) < 2:
         rows = posts.order_by("-id")[:SEARCH_RESULTS]
-        return [SearchHit(p, _excerpt(p, "")) for p in rows]
-    if connection.vendor == "postgresql":
+        hits = [SearchHit(p, _excerpt(p, "")) for p in rows]
+    elif connection.vendor == "postgresql":
         # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing ranked:
         # then the folded substring search answers, as on SQLite (a second query, only then).
-        return _full_text(posts, words) or _substring(posts, words, "unaccent")
-    return _substring(posts, words, "partida_fold")
+        hits = _full_text(posts, words) or _substring(posts, words, "unaccent")
+    else:
+        hits = _substring(posts, words, "partida_fold")
+    for hit in hits:
+        hit.post.campaign = hit.post.scene.campaign = campaign
+    return hits
 
 
 def _substring(posts: QuerySet[Post], words: str, folding: str) -> list[SearchHit]:
@@ -124,7 +133,7 @@ def _substring(posts: QuerySet[Post], words: str, folding: str) -> list[SearchHi
 
 def _has_filter(f: SearchFilters) -> bool:
     days = f.day_from is not None or f.day_to is not None
-    return bool(f.author or f.character_id or f.scene_id or f.has_roll or days)
+    return bool(f.author or f.character or f.scene or f.has_roll or days)
 
 
 def _filtered(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters) -> QuerySet[Post]:
@@ -132,10 +141,10 @@ def _filtered(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters) -> 
     posts = posts.filter(posts_visible_q(viewer))
     if f.author:
         posts = posts.filter(author__username__iexact=f.author)
-    if f.character_id:
-        posts = posts.filter(character_id=f.character_id)
-    if f.scene_id:
-        posts = posts.filter(scene_id=f.scene_id)
+    if f.character:
+        posts = posts.filter(character__name__iexact=f.character)
+    if f.scene:
+        posts = posts.filter(scene__title__icontains=f.scene)
     if f.day_from is not None:
         posts = posts.filter(day__gte=f.day_from)
     if f.day_to is not None:

@@ -8,21 +8,13 @@ from django.shortcuts import render
 from escenas import access as scene_access
 from escenas import forms
 from escenas import search as post_search
-from personajes.models import Character
 
 
 def search(request: HttpRequest, slug: str) -> HttpResponse:
     """Search the campaign's posts the visitor may read (``escenas.search``): words ranked on
     PostgreSQL, folded on SQLite, with filters; an invalid filter re-renders with its message."""
     campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
-    characters = Character.objects.filter(campaign=campaign).exclude(
-        status__in=[Character.Status.DRAFT, Character.Status.SUBMITTED]
-    )
-    form = forms.SearchForm(
-        request.GET or None,
-        scenes=post_search.readable_scenes(campaign, viewer),
-        characters=characters,
-    )
+    form = forms.SearchForm(request.GET or None)
     filters = form.filters()
     asked = form.is_bound and form.is_valid() and any(v for v in form.cleaned_data.values())
     return render(

@@ -80,11 +80,13 @@ def test_filters_by_author_character_scene_days_and_roll(
     assert found(master, campaign, q="linterna", author=player_b.username.upper()) == [
         "linterna en el puente"
     ]
-    assert sorted(found(master, campaign, q="linterna", character=char_a.pk)) == [
+    # A character by its whole name, a scene by a part of its title (case folded).
+    assert sorted(found(master, campaign, q="linterna", character=char_a.name.upper())) == [
         "linterna en la gasolinera",
         "linterna y dados",
     ]
-    assert sorted(found(master, campaign, q="linterna", scene=other.pk)) == [
+    assert found(master, campaign, q="linterna", character=char_a.name[:-1]) == []
+    assert sorted(found(master, campaign, q="linterna", scene="el PUEN")) == [
         "linterna en el puente",
         "linterna y dados",
     ]
@@ -92,6 +94,37 @@ def test_filters_by_author_character_scene_days_and_roll(
     assert found(master, campaign, q="linterna", has_roll="on") == ["linterna y dados"]
     # Filters alone, without words, list the newest matching posts.
     assert found(master, campaign, day_from=8) == ["linterna y dados"]
+
+
+def test_the_filters_are_typed_so_the_page_does_not_grow_with_the_campaign(
+    campaign, story, master, player_a, django_assert_num_queries
+):
+    """No filter is a list of the campaign's characters or scenes (issue 14): the page's HTML
+    and queries are the same with 30 more characters, each with its diary."""
+    from personajes.models import Character
+
+    url = reverse("escenas:search", args=[campaign.slug])
+    client = client_for(master)
+    client.get(url, {"q": "nada"})  # the session and the caches warm
+
+    def page() -> tuple[bytes, int]:
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url, {"q": "nada"})
+        assert response.status_code == 200
+        return response.content, len(queries.captured_queries)
+
+    before, queries = page()
+    for i in range(30):
+        Character.objects.create(
+            campaign=campaign, player=player_a, name=f"Extra {i}", status=Character.Status.APPROVED
+        )
+    scenes.diaries_ensure(campaign=campaign)
+    after, queries_after = page()
+    # (the page's only select is the footer's language choice)
+    assert after.count(b"<option") == before.count(b"<option") == 2 and b"Extra" not in after
+    assert len(after) == len(before) and queries_after == queries
 
 
 def test_a_backwards_day_range_is_refused_in_the_form(campaign, story, master):
@@ -103,15 +136,14 @@ def test_a_backwards_day_range_is_refused_in_the_form(campaign, story, master):
     assert response.context["results"] == []
 
 
-def test_a_scene_the_reader_cannot_read_is_not_a_choice(campaign, story, master, player_b):
+def test_a_scene_the_reader_cannot_read_is_never_searched(campaign, story, master, player_b):
     secret = scenes.scene_create(
         campaign=campaign, master=master, title="Solo el máster", readers=Scene.Readers.PARTICIPANTS
     )
-    response = client_for(player_b).get(
-        reverse("escenas:search", args=[campaign.slug]), {"q": "agua", "scene": secret.pk}
-    )
-    assert "scene" in response.context["form"].errors
-    assert "Solo el máster" not in response.content.decode()
+    say(secret, master, "Queda agua en el pozo.")
+    assert found(master, campaign, q="agua", scene="solo el") == ["Queda agua en el pozo."]
+    assert found(player_b, campaign, q="agua", scene="solo el") == []
+    assert found(player_b, campaign, q="agua") == []
 
 
 def test_search_is_one_query_for_many_posts(
@@ -124,7 +156,10 @@ def test_search_is_one_query_for_many_posts(
     campaign_row, viewer = access_campaign_viewer(master, slug=campaign.slug)
     with django_assert_num_queries(1):
         hits = search.search_posts(campaign_row, viewer, search.SearchFilters(query="ruido"))
+        # What the page shows of each hit: its scene and its link (the campaign's slug).
+        links = [(hit.post.scene.title, hit.post.get_absolute_url()) for hit in hits]
     assert len(hits) == 30
+    assert links[0] == (story.title, f"/partidas/{campaign.slug}/mensajes/{hits[0].post.pk}/")
 
 
 needs_postgresql = [
