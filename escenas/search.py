@@ -12,7 +12,7 @@ note to the master), and "has a roll" counts hidden rolls only as players alread
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.contrib.postgres.search import (
@@ -32,6 +32,7 @@ from escenas.models import Post, PostRoll, Scene
 from escenas.rendering import plain_text, snippet
 from mundo.models import Campaign
 from nucleo.text import fold
+from nucleo.urls import url_maker
 from personajes.access import CharacterViewer
 
 SEARCH_RESULTS = 50
@@ -82,10 +83,12 @@ class SearchFilters:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """One result: the post and an excerpt of its text with the matched words in ``<mark>``."""
+    """One result: the post, an excerpt of its text with the matched words in ``<mark>`` and
+    the post's link (``url``, set by ``search_posts``)."""
 
     post: Post
     excerpt: SafeString
+    url: str = ""
 
 
 def readable_scenes(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Scene]:
@@ -115,9 +118,10 @@ def search_posts(
         hits = _full_text(posts, words) or _substring(posts, words, "unaccent")
     else:
         hits = _substring(posts, words, "partida_fold")
+    url_of = url_maker("escenas:post", "pk", slug=campaign.slug)  # one reverse() for all
     for hit in hits:
         hit.post.campaign = hit.post.scene.campaign = campaign
-    return hits
+    return [replace(hit, url=url_of(hit.post.pk)) for hit in hits]
 
 
 def _substring(posts: QuerySet[Post], words: str, folding: str) -> list[SearchHit]:
