@@ -225,6 +225,8 @@ class Post(models.Model):
         help_text=_("The master's NPC who speaks (voice: NPC), shown with its portrait."),
     )
     by_master = models.BooleanField(_("written by the master"), default=False)
+    # On PostgreSQL the search vector ``body_search`` is generated from it (migration 0019):
+    # altering this column's type there means dropping and re-adding that column.
     body = models.TextField(_("text"), blank=True)
     body_html = models.TextField(blank=True, editable=False)
     note_to_master = models.TextField(_("note to the master"), blank=True)

@@ -68,9 +68,9 @@ class StoredVector(Expression):
 @dataclass(frozen=True, slots=True)
 class SearchFilters:
     """What the reader asked: the words (``query``, 2–100 characters) and the optional filters.
-    ``author`` is a username and ``character`` a character's name (each matched whole, case
-    folded), ``scene`` a part of a scene's title (case folded); ``day_from``/``day_to``
-    in-game days, inclusive."""
+    ``author`` is a username (matched whole, case folded), ``character`` a character's name
+    (matched whole) and ``scene`` a part of a scene's title, both with case and accents folded
+    (``_folded``); ``day_from``/``day_to`` in-game days, inclusive."""
 
     query: str = ""
     author: str = ""
@@ -115,23 +115,27 @@ def search_posts(
     elif connection.vendor == "postgresql":
         # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing ranked:
         # then the folded substring search answers, as on SQLite (a second query, only then).
-        hits = _full_text(posts, words) or _substring(posts, words, "unaccent")
+        hits = _full_text(posts, words) or _substring(posts, words)
     else:
-        hits = _substring(posts, words, "partida_fold")
+        hits = _substring(posts, words)
     url_of = url_maker("escenas:post", "pk", slug=campaign.slug)  # one reverse() for all
     for hit in hits:
         hit.post.campaign = hit.post.scene.campaign = campaign
     return [replace(hit, url=url_of(hit.post.pk)) for hit in hits]
 
 
-def _substring(posts: QuerySet[Post], words: str, folding: str) -> list[SearchHit]:
-    """Posts whose folded text contains the folded words, newest first. ``folding`` is the SQL
-    function that folds: ``unaccent`` (then lower-cased) on PostgreSQL, ``partida_fold`` on
-    SQLite (``nucleo.apps``)."""
-    folded: Func = Func(F("body"), function=folding, output_field=TextField())
-    if folding == "unaccent":
-        folded = Lower(folded)
-    rows = posts.alias(folded=folded).filter(folded__contains=fold(words))
+def _folded(field: str) -> Func:
+    """``field`` (a text column, or a lookup like ``scene__title``) with accents removed and
+    case folded in the database, to compare with ``nucleo.text.fold`` of what was typed:
+    ``lower(unaccent(…))`` on PostgreSQL, ``partida_fold(…)`` on SQLite (``nucleo.apps``)."""
+    if connection.vendor == "postgresql":
+        return Lower(Func(F(field), function="unaccent", output_field=TextField()))
+    return Func(F(field), function="partida_fold", output_field=TextField())
+
+
+def _substring(posts: QuerySet[Post], words: str) -> list[SearchHit]:
+    """Posts whose folded text contains the folded words, newest first."""
+    rows = posts.alias(folded=_folded("body")).filter(folded__contains=fold(words))
     return [SearchHit(p, _excerpt(p, words)) for p in rows.order_by("-id")[:SEARCH_RESULTS]]
 
 
@@ -146,9 +150,11 @@ def _filtered(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters) -> 
     if f.author:
         posts = posts.filter(author__username__iexact=f.author)
     if f.character:
-        posts = posts.filter(character__name__iexact=f.character)
+        folded_name = _folded("character__name")
+        posts = posts.alias(folded_name=folded_name).filter(folded_name=fold(f.character))
     if f.scene:
-        posts = posts.filter(scene__title__icontains=f.scene)
+        folded_title = _folded("scene__title")
+        posts = posts.alias(folded_title=folded_title).filter(folded_title__contains=fold(f.scene))
     if f.day_from is not None:
         posts = posts.filter(day__gte=f.day_from)
     if f.day_to is not None:

@@ -1,4 +1,6 @@
-"""Reads of scenes and posts: pages, lists, play aids, the roll widget, search and feeds.
+"""Reads of scenes and posts: pages, lists, play aids, the roll widget, diaries.
+
+Search is ``escenas.search``, feeds ``escenas.feeds``.
 
 Who may read and write which scene and post is decided in ``escenas.access`` (``access_scene``,
 ``access_post``, ``scene_access``, ``posts_visible_q``, ``post_visible_to``); the reads here
@@ -516,7 +518,7 @@ def roll_chance(
     return Chance(character, option, threshold, chance.effective, chance.p)
 
 
-# --- Search, diaries -----------------------------------------------------------------------------
+# --- Diaries -------------------------------------------------------------------------------------
 
 
 def preference_for(user: AnyUser) -> NotificationPreference | None:

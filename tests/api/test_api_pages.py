@@ -194,7 +194,8 @@ def test_a_new_post_keeps_the_closed_pages_and_a_warm_read_costs_two_queries(sce
     assert len(warm.captured_queries) == 2
     with override_settings(ESCENAS_API_PAGES=False), CaptureQueriesContext(connection) as cold:
         assert client.get(url).content == first
-    assert len(cold.captured_queries) == 8  # test_queries.py's "posts", and the token
+    # test_queries.py's "posts" (8), the token's lookup in place of the session's user
+    assert len(cold.captured_queries) == 8
 
 
 def test_a_kept_page_answers_404_once_its_reader_loses_the_scene(scene_world, outsider):

@@ -96,6 +96,29 @@ def test_filters_by_author_character_scene_days_and_roll(
     assert found(master, campaign, day_from=8) == ["linterna y dados"]
 
 
+def test_the_character_and_scene_filters_fold_case_and_accents(campaign, master, player_a, char_a):
+    """As the words do (``SÓLO`` finds ``sólo``), on SQLite as on PostgreSQL: SQLite's LIKE
+    folds the case of ASCII letters only."""
+    from personajes.models import Character
+
+    Character.objects.filter(pk=char_a.pk).update(name="Ángela Núñez")
+    station = scenes.scene_create(
+        campaign=campaign,
+        master=master,
+        title="La Estación del Norte",
+        readers=Scene.Readers.MEMBERS,
+        participants=[Character.objects.get(pk=char_a.pk)],
+    )
+    say(station, player_a, "Un tren oxidado.")
+    expected = ["Un tren oxidado."]
+    assert found(master, campaign, q="tren", character="ÁNGELA NÚÑEZ") == expected
+    assert found(master, campaign, q="tren", character="angela nunez") == expected
+    assert found(master, campaign, q="tren", character="Ángela") == []  # the whole name
+    assert found(master, campaign, q="tren", scene="ESTACIÓN") == expected
+    assert found(master, campaign, q="tren", scene="estacion del") == expected
+    assert found(master, campaign, q="tren", scene="estación sur") == []
+
+
 def test_the_filters_are_typed_so_the_page_does_not_grow_with_the_campaign(
     campaign, story, master, player_a, django_assert_num_queries
 ):
