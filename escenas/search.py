@@ -60,9 +60,9 @@ class StoredVector(Expression):
 
     output_field = SearchVectorField()
 
-    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, tuple[str | int, ...]]:
         table = compiler.quote_name(compiler.query.get_initial_alias())
-        return f"{table}.{connection.ops.quote_name('body_search')}", []
+        return f"{table}.{connection.ops.quote_name('body_search')}", ()
 
 
 @dataclass(frozen=True, slots=True)
