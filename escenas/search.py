@@ -12,6 +12,7 @@ note to the master), and "has a roll" counts hidden rolls only as players alread
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,6 +22,7 @@ from django.contrib.postgres.search import (
     SearchRank,
     SearchVectorField,
 )
+from django.core.paginator import Page, Paginator
 from django.db import connection
 from django.db.models import Exists, Expression, F, Func, OuterRef, QuerySet, TextField, Value
 from django.db.models.functions import Lower
@@ -35,8 +37,12 @@ from nucleo.text import fold
 from nucleo.urls import url_maker
 from personajes.access import CharacterViewer
 
-SEARCH_RESULTS = 50
-"""Most search results shown (ranked best first on PostgreSQL, newest first on SQLite)."""
+RESULTS_PAGE = 20
+"""Search results a page (ranked best first on PostgreSQL, newest first on SQLite)."""
+
+SEARCH_RESULTS = 200
+"""Most results found, over ``SEARCH_RESULTS // RESULTS_PAGE`` pages: the count stops there,
+so a word in every post costs what 200 do; past them the reader is asked to narrow it."""
 
 CONFIG = "partida_es"
 """The PostgreSQL text search configuration made by migration 0009 (spanish + unaccent)."""
@@ -97,31 +103,45 @@ def readable_scenes(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Sce
 
 
 def search_posts(
-    campaign: Campaign, viewer: CharacterViewer, filters: SearchFilters
-) -> list[SearchHit]:
-    """The posts of ``campaign`` the viewer may read that match ``filters``, at most
-    ``SEARCH_RESULTS``. No words and no filter → nothing. One query (a second on PostgreSQL
-    only when the ranked search finds nothing)."""
+    campaign: Campaign, viewer: CharacterViewer, filters: SearchFilters, page: Any = 1
+) -> Page[SearchHit] | None:
+    """The page ``page`` (a number, or text as a query string gives it: anything else is the
+    first page, past the end the last) of the posts of ``campaign`` the viewer may read that
+    match ``filters``, ``RESULTS_PAGE`` a page, at most ``SEARCH_RESULTS`` counted (Django's
+    ``Page``: its ``object_list`` holds ``SearchHit``s). None when nothing was asked (no words
+    and no filter). Two queries, the count and the page (on PostgreSQL two more only when the
+    ranked search finds nothing)."""
     words = filters.query.strip()
     if len(words) < 2 and not _has_filter(filters):
-        return []
+        return None
     # Not the campaign: every post is of this one (each gets the row below). Joined, it made
     # PostgreSQL misjudge the readable scenes as one row and read every post of each of them
     # instead of the GIN index's matches (11 ms against 4.4 at the list bench's size).
     posts = _filtered(campaign, viewer, filters).select_related("scene")
     if len(words) < 2:
-        rows = posts.order_by("-id")[:SEARCH_RESULTS]
-        hits = [SearchHit(p, _excerpt(p, "")) for p in rows]
+        found = _paged(posts.order_by("-id"), page, lambda p: _excerpt(p, ""))
     elif connection.vendor == "postgresql":
-        # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing ranked:
-        # then the folded substring search answers, as on SQLite (a second query, only then).
-        hits = _full_text(posts, words) or _substring(posts, words)
+        found = _paged(_full_text(posts, words), page, lambda p: _marked(p.headline))
+        if not found.paginator.count:
+            # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing
+            # ranked: then the folded substring search answers, as on SQLite.
+            found = _paged(_substring(posts, words), page, lambda p: _excerpt(p, words))
     else:
-        hits = _substring(posts, words)
+        found = _paged(_substring(posts, words), page, lambda p: _excerpt(p, words))
     url_of = url_maker("escenas:post", "pk", slug=campaign.slug)  # one reverse() for all
-    for hit in hits:
+    for hit in found.object_list:
         hit.post.campaign = hit.post.scene.campaign = campaign
-    return [replace(hit, url=url_of(hit.post.pk)) for hit in hits]
+    found.object_list = [replace(hit, url=url_of(hit.post.pk)) for hit in found.object_list]
+    return found
+
+
+def _paged(
+    rows: QuerySet[Post], number: Any, excerpt: Callable[[Post], SafeString]
+) -> Page[SearchHit]:
+    """The page ``number`` of ``rows`` (ordered), counted up to ``SEARCH_RESULTS``, as hits."""
+    page = Paginator(rows[:SEARCH_RESULTS], RESULTS_PAGE).get_page(number)
+    page.object_list = [SearchHit(p, excerpt(p)) for p in page.object_list]
+    return page  # type: ignore[return-value]
 
 
 def _folded(field: str) -> Func:
@@ -133,10 +153,10 @@ def _folded(field: str) -> Func:
     return Func(F(field), function="partida_fold", output_field=TextField())
 
 
-def _substring(posts: QuerySet[Post], words: str) -> list[SearchHit]:
+def _substring(posts: QuerySet[Post], words: str) -> QuerySet[Post]:
     """Posts whose folded text contains the folded words, newest first."""
     rows = posts.alias(folded=_folded("body")).filter(folded__contains=fold(words))
-    return [SearchHit(p, _excerpt(p, words)) for p in rows.order_by("-id")[:SEARCH_RESULTS]]
+    return rows.order_by("-id")
 
 
 def _has_filter(f: SearchFilters) -> bool:
@@ -164,7 +184,8 @@ def _filtered(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters) -> 
     return posts
 
 
-def _full_text(posts: QuerySet[Post], words: str) -> list[SearchHit]:
+def _full_text(posts: QuerySet[Post], words: str) -> QuerySet[Post]:
+    """Posts that match the words, best ranked first, each with its ``headline`` (PostgreSQL)."""
     query = SearchQuery(words, config=CONFIG, search_type="websearch")
     vector = StoredVector()  # the column the GIN index holds
     rows = (
@@ -183,9 +204,9 @@ def _full_text(posts: QuerySet[Post], words: str) -> list[SearchHit]:
         .filter(rank__gt=0)
         .alias(matches=vector)
         .filter(matches=query)
-        .order_by("-rank", "-id")[:SEARCH_RESULTS]
+        .order_by("-rank", "-id")
     )
-    return [SearchHit(p, _marked(p.headline)) for p in rows]
+    return rows
 
 
 def _marked(headline: str) -> SafeString:

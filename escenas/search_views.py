@@ -24,7 +24,9 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
             "campaign": campaign,
             "form": form,
             "asked": asked,
-            "results": post_search.search_posts(campaign, viewer, filters) if asked else [],
+            "page": post_search.search_posts(campaign, viewer, filters, request.GET.get("page"))
+            if asked
+            else None,
             "limit": post_search.SEARCH_RESULTS,
         },
     )

@@ -138,7 +138,7 @@ def fetch(
         r = client.get(reverse("escenas:search", args=[slug]), {"q": query})
         html = r.content.decode()
         # Only the results, not the query echoed back in the search box.
-        start = html.find('<ol class="results">')
+        start = html.find('<ol class="results"')
         results = html[start : html.find("</ol>", start)] if start >= 0 else ""
         return r.status_code, re.sub(r"</?mark>", "", results)  # the highlight splits words
     if surface == "scene_list":

@@ -36,7 +36,8 @@ def say(scene, user, body, *, day=None, roll=None):
 def found(user, campaign, **params) -> list[str]:
     response = client_for(user).get(reverse("escenas:search", args=[campaign.slug]), params)
     assert response.status_code == 200
-    return [hit.post.body for hit in response.context["results"]]
+    page = response.context["page"]
+    return [hit.post.body for hit in page.object_list] if page else []
 
 
 def test_case_and_accents_are_folded(campaign, story, player_a, master):
@@ -156,7 +157,7 @@ def test_a_backwards_day_range_is_refused_in_the_form(campaign, story, master):
     )
     assert response.status_code == 200
     assert "El último día no puede ser anterior al primero." in response.content.decode()
-    assert response.context["results"] == []
+    assert response.context["page"] is None
 
 
 def test_a_scene_the_reader_cannot_read_is_never_searched(campaign, story, master, player_b):
@@ -169,20 +170,39 @@ def test_a_scene_the_reader_cannot_read_is_never_searched(campaign, story, maste
     assert found(player_b, campaign, q="agua") == []
 
 
-def test_search_is_one_query_for_many_posts(
+def test_search_is_two_queries_for_many_posts_and_pages_them(
     campaign, story, player_a, master, django_assert_num_queries
 ):
+    """The count (up to ``SEARCH_RESULTS``) and the page, however many posts match; the page's
+    links keep the words and the filters."""
     from escenas.access import access_campaign_viewer
 
     for i in range(30):
         say(story, player_a, f"ruido número {i}")
     campaign_row, viewer = access_campaign_viewer(master, slug=campaign.slug)
-    with django_assert_num_queries(1):
-        hits = search.search_posts(campaign_row, viewer, search.SearchFilters(query="ruido"))
+    with django_assert_num_queries(2):
+        page = search.search_posts(campaign_row, viewer, search.SearchFilters(query="ruido"))
+        assert page is not None
+        hits = page.object_list
         # What the page shows of each hit: its scene and its link (the campaign's slug).
         links = [(hit.post.scene.title, hit.post.get_absolute_url()) for hit in hits]
-    assert len(hits) == 30
+    assert page.paginator.count == 30 and len(hits) == search.RESULTS_PAGE == 20
     assert links[0] == (story.title, f"/partidas/{campaign.slug}/mensajes/{hits[0].post.pk}/")
+    assert hits[0].url == links[0][1]
+    second = search.search_posts(campaign_row, viewer, search.SearchFilters(query="ruido"), "2")
+    assert second is not None and len(second.object_list) == 10 and not second.has_next()
+    first_ids = {hit.post.pk for hit in hits}
+    assert first_ids.isdisjoint(hit.post.pk for hit in second.object_list)
+    # Anything but a page number is the first page; past the end, the last.
+    assert search.search_posts(campaign_row, viewer, search.SearchFilters(query="ruido"), "x")
+    past = search.search_posts(campaign_row, viewer, search.SearchFilters(query="ruido"), "9")
+    assert past is not None and past.number == 2
+    html = (
+        client_for(master)
+        .get(reverse("escenas:search", args=[campaign.slug]), {"q": "ruido", "scene": "Gasol"})
+        .content.decode()
+    )
+    assert 'href="?q=ruido&amp;scene=Gasol&amp;page=2" rel="next"' in html
 
 
 needs_postgresql = [
@@ -245,6 +265,6 @@ def test_postgresql_ranks_the_stored_vector_which_follows_every_edit(
     with CaptureQueriesContext(connection) as queries:
         assert found(master, campaign, q="semáforos") == ["Un semáforo parpadea."]
     ranked = [q["sql"] for q in queries.captured_queries if "ts_rank" in q["sql"]]
-    assert len(ranked) == 1
-    assert 'ts_rank("escenas_post"."body_search"' in ranked[0]
-    assert "to_tsvector" not in ranked[0]
+    assert len(ranked) == 2  # the count and the page
+    for sql in ranked:
+        assert 'ts_rank("escenas_post"."body_search"' in sql and "to_tsvector" not in sql
