@@ -121,7 +121,7 @@ def search_posts(
     if len(words) < 2:
         found = _paged(posts.order_by("-id"), page, lambda p: _excerpt(p, ""))
     elif connection.vendor == "postgresql":
-        found = _paged(_full_text(posts, words), page, lambda p: _marked(p.headline))
+        found = _paged(_full_text(posts, words), page, _headline)
         if not found.paginator.count:
             # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing
             # ranked: then the folded substring search answers, as on SQLite.
@@ -139,9 +139,14 @@ def _paged(
     rows: QuerySet[Post], number: Any, excerpt: Callable[[Post], SafeString]
 ) -> Page[SearchHit]:
     """The page ``number`` of ``rows`` (ordered), counted up to ``SEARCH_RESULTS``, as hits."""
-    page = Paginator(rows[:SEARCH_RESULTS], RESULTS_PAGE).get_page(number)
+    page: Page[Any] = Paginator(rows[:SEARCH_RESULTS], RESULTS_PAGE).get_page(number)
     page.object_list = [SearchHit(p, excerpt(p)) for p in page.object_list]
-    return page  # type: ignore[return-value]
+    return page
+
+
+def _headline(post: Any) -> SafeString:
+    """A ranked post's excerpt: PostgreSQL's headline (``_full_text``) with its marks."""
+    return _marked(post.headline)
 
 
 def _folded(field: str) -> Func:
