@@ -272,17 +272,15 @@ class Post(models.Model):
         verbose_name_plural = _("posts")
         ordering = ["id"]
         indexes = [
-            # (scene, id) then what a reader's unread count filters on and what a scene page
-            # reads of each post to find its fragment (key columns: SQLite has no INCLUDE):
-            # the scene list counts a page's unread posts, and a scene page or an API page
-            # reads its post ids, from the index alone (``escenas.access.visible_posts``).
+            # (scene, id), what unread counts filter on and what a page reads to find each
+            # post's fragment (key columns: SQLite has no INCLUDE): the scene list's counts
+            # and a page's ids come from the index alone (``escenas.access.visible_posts``).
             models.Index(
                 fields=["scene", "id", "author", "deleted_at", "is_whisper", "updated_at"],
                 name="post_scene_id",
             ),
-            # A scene's newest public post by the master (``selectors.waiting_on``): without
-            # it, PostgreSQL walks every newer post of the campaign backwards to find it, and
-            # all of them in a scene where the master has not posted yet.
+            # A scene's newest public post by the master (``selectors.waiting_on``), which
+            # PostgreSQL otherwise seeks backwards through every newer post of the campaign.
             models.Index(
                 fields=["scene", "id"],
                 condition=Q(by_master=True, deleted_at__isnull=True, is_whisper=False),
