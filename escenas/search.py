@@ -109,19 +109,20 @@ def search_posts(
     first page, past the end the last) of the posts of ``campaign`` the viewer may read that
     match ``filters``, ``RESULTS_PAGE`` a page, at most ``SEARCH_RESULTS`` counted (Django's
     ``Page``: its ``object_list`` holds ``SearchHit``s). None when nothing was asked (no words
-    and no filter). Two queries, the count and the page (on PostgreSQL two more only when the
-    ranked search finds nothing)."""
+    and no filter). Two queries, the ids found and the page's posts (on PostgreSQL two more
+    only when the ranked search finds nothing)."""
     words = filters.query.strip()
     if len(words) < 2 and not _has_filter(filters):
         return None
     # Not the campaign: every post is of this one (each gets the row below). Joined, it made
     # PostgreSQL misjudge the readable scenes as one row and read every post of each of them
     # instead of the GIN index's matches (11 ms against 4.4 at the list bench's size).
-    posts = _filtered(campaign, viewer, filters).select_related("scene")
+    posts = _filtered(campaign, viewer, filters)
     if len(words) < 2:
         return _paged(campaign, posts.order_by("-id"), page, lambda p: _excerpt(p, ""))
     if connection.vendor == "postgresql":
-        found = _paged(campaign, _full_text(posts, words), page, _headline)
+        query = SearchQuery(words, config=CONFIG, search_type="websearch")
+        found = _paged(campaign, _full_text(posts, query), page, _headline, _headlined(query))
         if found.paginator.count:
             return found
         # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing ranked:
@@ -130,24 +131,54 @@ def search_posts(
 
 
 def _paged(
-    campaign: Campaign, rows: QuerySet[Post], number: Any, excerpt: Callable[[Post], SafeString]
+    campaign: Campaign,
+    rows: QuerySet[Post],
+    number: Any,
+    excerpt: Callable[[Post], SafeString],
+    annotated: Callable[[QuerySet[Post]], QuerySet[Post]] = lambda posts: posts,
 ) -> Page[SearchHit]:
-    """The page ``number`` of ``rows`` (ordered posts of ``campaign``), counted up to
-    ``SEARCH_RESULTS``, as hits: each post gets the campaign's row (not joined) and its link
+    """The page ``number`` of ``rows`` (ordered posts of ``campaign``) as hits, in two queries:
+    the ids of the first ``SEARCH_RESULTS`` (ordered and counted once), then the page's posts
+    by pk with their scene (and what ``annotated`` adds: the ranked search's headline, worked
+    out for these posts only). Each post gets the campaign's row (not joined) and its link
     from one ``reverse()``."""
-    page: Page[Any] = Paginator(rows[:SEARCH_RESULTS], RESULTS_PAGE).get_page(number)
+    ids = list(rows.values_list("pk", flat=True)[:SEARCH_RESULTS])
+    page: Page[Any] = Paginator(ids, RESULTS_PAGE).get_page(number)
+    wanted = list(page.object_list)
+    by_pk = annotated(Post.objects.select_related("scene")).in_bulk(wanted)
     url_of = url_maker("escenas:post", "pk", slug=campaign.slug)
     hits = []
-    for post in page.object_list:
+    for pk in wanted:
+        post = by_pk[pk]
         post.campaign = post.scene.campaign = campaign
-        hits.append(SearchHit(post, excerpt(post), url_of(post.pk)))
+        hits.append(SearchHit(post, excerpt(post), url_of(pk)))
     page.object_list = hits
     return page
 
 
 def _headline(post: Any) -> SafeString:
-    """A ranked post's excerpt: PostgreSQL's headline (``_full_text``) with its marks."""
+    """A ranked post's excerpt: PostgreSQL's headline (``_headlined``) with its marks."""
     return _marked(post.headline)
+
+
+def _headlined(query: SearchQuery) -> Callable[[QuerySet[Post]], QuerySet[Post]]:
+    """Annotates posts with their ``headline`` for ``query``: up to 30 words of the post's
+    text around the matches, Markdown's marks blanked, the matches between the sentinels."""
+
+    def annotated(posts: QuerySet[Post]) -> QuerySet[Post]:
+        return posts.annotate(
+            headline=SearchHeadline(
+                _MARKDOWN_STRIPPED,
+                query,
+                config=CONFIG,
+                start_sel=_START,
+                stop_sel=_STOP,
+                max_words=30,
+                min_words=12,
+            )
+        )
+
+    return annotated
 
 
 def _folded(field: str) -> Func:
@@ -190,29 +221,16 @@ def _filtered(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters) -> 
     return posts
 
 
-def _full_text(posts: QuerySet[Post], words: str) -> QuerySet[Post]:
-    """Posts that match the words, best ranked first, each with its ``headline`` (PostgreSQL)."""
-    query = SearchQuery(words, config=CONFIG, search_type="websearch")
+def _full_text(posts: QuerySet[Post], query: SearchQuery) -> QuerySet[Post]:
+    """Posts that match ``query``, best ranked first (PostgreSQL)."""
     vector = StoredVector()  # the column the GIN index holds
-    rows = (
-        posts.annotate(
-            rank=SearchRank(vector, query),
-            headline=SearchHeadline(
-                _MARKDOWN_STRIPPED,
-                query,
-                config=CONFIG,
-                start_sel=_START,
-                stop_sel=_STOP,
-                max_words=30,
-                min_words=12,
-            ),
-        )
+    return (
+        posts.annotate(rank=SearchRank(vector, query))
         .filter(rank__gt=0)
         .alias(matches=vector)
         .filter(matches=query)
         .order_by("-rank", "-id")
     )
-    return rows
 
 
 def _marked(headline: str) -> SafeString:

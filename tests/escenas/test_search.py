@@ -173,8 +173,8 @@ def test_a_scene_the_reader_cannot_read_is_never_searched(campaign, story, maste
 def test_search_is_two_queries_for_many_posts_and_pages_them(
     campaign, story, player_a, master, django_assert_num_queries
 ):
-    """The count (up to ``SEARCH_RESULTS``) and the page, however many posts match; the page's
-    links keep the words and the filters."""
+    """The ids found (up to ``SEARCH_RESULTS``) and the page's posts, however many posts
+    match; the page's links keep the words and the filters."""
     from escenas.access import access_campaign_viewer
 
     for i in range(30):
@@ -264,7 +264,10 @@ def test_postgresql_ranks_the_stored_vector_which_follows_every_edit(
 
     with CaptureQueriesContext(connection) as queries:
         assert found(master, campaign, q="semáforos") == ["Un semáforo parpadea."]
-    ranked = [q["sql"] for q in queries.captured_queries if "ts_rank" in q["sql"]]
-    assert len(ranked) == 2  # the count and the page
-    for sql in ranked:
-        assert 'ts_rank("escenas_post"."body_search"' in sql and "to_tsvector" not in sql
+    sqls = [q["sql"] for q in queries.captured_queries]
+    ranked = [sql for sql in sqls if "ts_rank" in sql]
+    headlined = [sql for sql in sqls if "ts_headline" in sql]
+    # The ids found, ranked on the stored vector; then the page's posts with their headlines.
+    assert len(ranked) == len(headlined) == 1 and ranked != headlined
+    assert 'ts_rank("escenas_post"."body_search"' in ranked[0]
+    assert not any("to_tsvector" in sql for sql in sqls)
