@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import (
@@ -55,6 +55,7 @@ from escenas.post_queries import campaign_posts
 from escenas.scene_version import SceneVersion
 from mundo.access import access_campaign, is_master_role
 from mundo.models import Campaign, Membership
+from nucleo.compiled import CompiledQuery
 from nucleo.errors import NotFound
 from nucleo.users import AnyUser
 from personajes.access import (
@@ -65,9 +66,6 @@ from personajes.access import (
 )
 from personajes.access import access_roll as character_roll
 from personajes.models import Character, Roll
-
-if TYPE_CHECKING:
-    pass
 
 
 def access_campaign_viewer(user: AnyUser | None, *, slug: str) -> tuple[Campaign, CharacterViewer]:
@@ -203,23 +201,25 @@ def _signed_in(user: AnyUser | None) -> bool:
     return user is not None and user.is_authenticated
 
 
-def _viewer_annotations(user: AnyUser | None) -> dict[str, Any]:
+def _viewer_annotations(user_id: int | None) -> dict[str, Any]:
     """The viewer's membership role and their characters in the scene's campaign (``"id:status"``
     joined by commas) as subqueries on Scene: what ``access_campaign_viewer`` reads in three
-    queries. Nothing for anonymous visitors."""
-    if user is None or not user.is_authenticated:
+    queries. Nothing for anonymous visitors (``user_id`` None)."""
+    if user_id is None:
         return {}
-    uid = user.pk
-    role = Membership.objects.filter(campaign=OuterRef("campaign_id"), user_id=uid).values("role")
+    role = Membership.objects.filter(campaign=OuterRef("campaign_id"), user_id=user_id)
     pairs = Concat(Cast("id", CharField()), Value(":"), "status", output_field=CharField())
     characters = (
-        Character.objects.filter(campaign=OuterRef("campaign_id"), player_id=uid)
+        Character.objects.filter(campaign=OuterRef("campaign_id"), player_id=user_id)
         .order_by()
         .values("player")
         .annotate(s=StringAgg(pairs, delimiter=Value(",")))
         .values("s")
     )
-    return {"viewer_role": Subquery(role[:1]), "viewer_characters": Subquery(characters[:1])}
+    return {
+        "viewer_role": Subquery(role.values("role")[:1]),
+        "viewer_characters": Subquery(characters[:1]),
+    }
 
 
 def _scene_viewer(scene: Scene, user: AnyUser | None) -> CharacterViewer:
@@ -303,19 +303,15 @@ def _access_scene_one_query(
     page: bool = False,
 ) -> SceneAccess:
     """``access_scene(..., with_version=True)`` or ``one_query=True``: see there."""
-    scenes = _scene_queryset() if slug is None else _scene_queryset().filter(campaign__slug=slug)
-    versions = scene_version.version_annotations(user, page=page) if version else {}
-    annotations = _viewer_annotations(user) | versions
-    # One row by its key: ordered by it alone (the scenes' list order would be compiled and
-    # sorted for nothing).
-    scene = (
-        scenes.filter(pk=int(pk) if str(pk).isdigit() else 0)
-        .annotate(**annotations)
-        .order_by("pk")
-        .first()
-    )
-    if scene is None:
+    values: dict[str, int | str] = {"pk": int(pk) if str(pk).isdigit() else 0}
+    if slug is not None:
+        values["slug"] = slug
+    if user is not None and user.is_authenticated:
+        values["user_id"] = int(user.pk)
+    found = _SCENE_WITH_VIEWER.rows(version, page, **values)
+    if not found:
         raise NotFound("No such scene")
+    scene = found[0]
     _campaign_read_once(scene)
     _story_participants(scene)
     viewer = _scene_viewer(scene, user)
@@ -323,6 +319,24 @@ def _access_scene_one_query(
     if not access.can_read or (master and not access.is_master):
         raise NotFound("No such scene")
     return replace(access, version=scene_version.scene_version(scene, user)) if version else access
+
+
+def _scene_with_viewer(
+    version: bool, page: bool, *, pk: int, slug: str | None = None, user_id: int | None = None
+) -> QuerySet[Scene]:
+    """The scene ``pk`` (of the campaign ``slug`` when given) with its campaign, diary
+    character, the viewer's role and characters (``_viewer_annotations``) and, with
+    ``version``, its ``SceneVersion`` columns (``page``: the scene page's too): at most one
+    row, ordered by its key alone (the scenes' list order would be compiled and sorted for
+    nothing)."""
+    scenes = _scene_queryset() if slug is None else _scene_queryset().filter(campaign__slug=slug)
+    versions = scene_version.version_annotations(user_id, page=page) if version else {}
+    annotations = _viewer_annotations(user_id) | versions
+    return scenes.filter(pk=pk).annotate(**annotations).order_by("pk")[:1]
+
+
+# Built and compiled once per shape: every scene page, poll, API read and combat panel asks it.
+_SCENE_WITH_VIEWER = CompiledQuery(_scene_with_viewer)
 
 
 def _campaign_read_once(scene: Scene) -> None:

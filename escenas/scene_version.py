@@ -48,12 +48,13 @@ class SceneVersion:
         return self.last_id <= after and self.updated <= micros(since)
 
 
-def version_annotations(user: AnyUser | None, *, page: bool = False) -> dict[str, Any]:
+def version_annotations(user_id: int | None, *, page: bool = False) -> dict[str, Any]:
     """``SceneVersion``'s columns as subqueries on Scene: its posts' count, newest id and
     newest ``updated_at`` as one JSON object (``v_posts``: one pass over the scene's posts,
     not three, and one subquery to build and plan), whether it has a fight, and the viewer's
     read marker; with ``page`` (the scene page, not the poll) also whether it has a pending
-    roll request and whether the viewer has a draft there."""
+    roll request and whether the viewer has a draft there. ``user_id`` is the viewer's (None
+    anonymous)."""
     posts = Post.objects.filter(scene=OuterRef("pk")).order_by().values("scene")
     totals = JSONObject(n=Count("id"), last=Max("id"), at=Max("updated_at"))
     out: dict[str, Any] = {
@@ -65,11 +66,11 @@ def version_annotations(user: AnyUser | None, *, page: bool = False) -> dict[str
             scene=OuterRef("pk"), fulfilled_roll__isnull=True, cancelled_at__isnull=True
         )
         out["v_requests"] = Exists(pending)
-    if user is not None and user.is_authenticated:
-        read = SceneRead.objects.filter(scene=OuterRef("pk"), user_id=user.pk)
+    if user_id is not None:
+        read = SceneRead.objects.filter(scene=OuterRef("pk"), user_id=user_id)
         out["v_read"] = Subquery(read.values("last_post_id")[:1])
         if page:
-            drafts = Draft.objects.filter(scene=OuterRef("pk"), user_id=user.pk)
+            drafts = Draft.objects.filter(scene=OuterRef("pk"), user_id=user_id)
             out["v_draft"] = Exists(drafts)
     return out
 
@@ -92,7 +93,7 @@ def _json_moment(text: str | None) -> int:
 
 
 def scene_version(scene: Scene, user: AnyUser | None) -> SceneVersion:
-    """The ``SceneVersion`` of a scene fetched with ``version_annotations(user)``."""
+    """The ``SceneVersion`` of a scene fetched with ``version_annotations``."""
     totals = getattr(scene, "v_posts", None) or {}  # no posts: no row, NULL
     read = getattr(scene, "v_read", None)
     return SceneVersion(

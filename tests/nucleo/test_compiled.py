@@ -1,0 +1,106 @@
+"""Querysets compiled once per shape (``nucleo.compiled``): the rows are those of the built
+queryset, related rows and annotations included, for every value; the build runs once per
+shape, names and connection; a build whose values are not plain parameters is refused."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.test.utils import CaptureQueriesContext
+
+from mundo.models import Membership
+from nucleo.compiled import CompiledQuery, CompiledQueryError
+from personajes.models import Character
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _players_characters(
+    with_count: bool, *, player_id: int, slug: str | None = None
+) -> QuerySet[Character]:
+    characters = Character.objects.select_related("campaign", "player").filter(player_id=player_id)
+    if slug is not None:
+        characters = characters.filter(campaign__slug=slug)
+    member = Membership.objects.filter(campaign=OuterRef("campaign_id"), user_id=player_id)
+    characters = characters.annotate(member=Exists(member))
+    if with_count:
+        characters = characters.annotate(n_rolls=Count("rolls"))
+    return characters.order_by("name")
+
+
+def _rows(characters):
+    return [
+        (c.pk, c.name, c.campaign.slug, c.player.username, c.member, getattr(c, "n_rolls", None))
+        for c in characters
+    ]
+
+
+@pytest.fixture
+def two_players():
+    ana, bea = UserFactory(username="ana"), UserFactory(username="bea")
+    north, south = CampaignFactory(slug="norte"), CampaignFactory(slug="sur")
+    Membership.objects.create(campaign=north, user=ana, role="player")
+    for campaign, player, name in [
+        (north, ana, "Zoe"),
+        (north, ana, "Abel"),
+        (south, ana, "Marta"),
+        (north, bea, "Luis"),
+    ]:
+        CharacterFactory(campaign=campaign, player=player, name=name)
+    return ana, bea
+
+
+def test_the_rows_are_the_built_querysets_for_every_value(two_players):
+    ana, bea = two_players
+    compiled = CompiledQuery(_players_characters)
+    for with_count in (False, True):
+        for player in (ana, bea):
+            for slug in ("norte", "sur", "nadie"):
+                built = _players_characters(with_count, player_id=player.pk, slug=slug)
+                expected = _rows(built)
+                with CaptureQueriesContext(connection) as queries:
+                    got = _rows(compiled.rows(with_count, player_id=player.pk, slug=slug))
+                assert got == expected and len(queries) == 1
+    # Real values, not the sentinels: Ana's two northern characters by name, a member there.
+    assert _rows(compiled.rows(False, player_id=ana.pk, slug="norte")) == [
+        (Character.objects.get(name="Abel").pk, "Abel", "norte", "ana", True, None),
+        (Character.objects.get(name="Zoe").pk, "Zoe", "norte", "ana", True, None),
+    ]
+    assert [c.name for c in compiled.rows(True, player_id=ana.pk)] == ["Abel", "Marta", "Zoe"]
+
+
+def test_the_build_runs_once_per_shape_and_names(two_players):
+    ana, bea = two_players
+    built = []
+
+    def build(with_count, **values):
+        built.append((with_count, sorted(values)))
+        return _players_characters(with_count, **values)
+
+    compiled = CompiledQuery(build)
+    for player in (ana, bea, ana):
+        compiled.rows(False, player_id=player.pk, slug="norte")
+        compiled.rows(False, player_id=player.pk)
+        compiled.rows(True, player_id=player.pk)
+    assert built == [
+        (False, ["player_id", "slug"]),
+        (False, ["player_id"]),
+        (True, ["player_id"]),
+    ]
+
+
+def test_a_value_a_lookup_rewrites_is_refused():
+    def rewritten(*, name):
+        return Character.objects.filter(name__contains=name)  # '%' + name + '%'
+
+    with pytest.raises(CompiledQueryError, match="name"):
+        CompiledQuery(rewritten).rows(name="Zoe")
+
+
+@pytest.mark.parametrize("value", [None, [1, 2], 1.5, True])
+def test_a_value_that_would_change_the_sql_is_a_type_error(value):
+    compiled = CompiledQuery(_players_characters)
+    with pytest.raises(TypeError, match="player_id"):
+        compiled.rows(False, player_id=value)
