@@ -78,8 +78,12 @@ def with_characters(campaign: Campaign | int, viewer: Viewer) -> CharacterViewer
     if viewer.user_id is None:
         return CharacterViewer(user=viewer.user, role=viewer.role)
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    rows = Character.objects.filter(campaign_id=campaign_id, player_id=viewer.user_id).values_list(
-        "pk", "status"
+    # Unordered: the model's order (campaign, name) joined the campaign and sorted for nothing
+    # (1.7 ms for a player of 500 characters).
+    rows = (
+        Character.objects.filter(campaign_id=campaign_id, player_id=viewer.user_id)
+        .order_by()
+        .values_list("pk", "status")
     )
     return _viewer(viewer.user, viewer.role, rows)
 
@@ -90,9 +94,11 @@ def viewers_for_users(campaign: Campaign, users: Iterable[Any]) -> dict[int, Cha
     ids = [u.pk for u in users]
     roles = campaign_roles(campaign, ids)
     chars: dict[int, list[tuple[int, str]]] = {}
-    for pk, player_id, status in Character.objects.filter(
-        campaign=campaign, player_id__in=ids
-    ).values_list("pk", "player_id", "status"):
+    for pk, player_id, status in (
+        Character.objects.filter(campaign=campaign, player_id__in=ids)
+        .order_by()
+        .values_list("pk", "player_id", "status")
+    ):
         chars.setdefault(player_id, []).append((pk, status))
     return {u.pk: _viewer(u, roles.get(u.pk), chars.get(u.pk, [])) for u in users}
 
