@@ -25,6 +25,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils.translation import gettext as _
 
 from mundo.models import Campaign, Membership
+from nucleo.compiled import CompiledQuery
 from nucleo.errors import Forbidden, NotFound, ServiceError
 from nucleo.locks import require_campaign_lock
 from nucleo.users import AnyUser
@@ -115,10 +116,17 @@ def require_master(
 def campaigns_visible_to(user: AnyUser | None) -> QuerySet[Campaign]:
     """Campaigns the user may read: public ones and the ones they belong to (anonymous: public
     only). A superuser reads what their memberships allow, like anyone else."""
-    qs = Campaign.objects.all()
     if user is None or not user.is_authenticated:
+        return _visible_campaigns(None)
+    return _visible_campaigns(user.pk)
+
+
+def _visible_campaigns(user_id: int | None) -> QuerySet[Campaign]:
+    """``campaigns_visible_to`` by the user's id (None: anonymous)."""
+    qs = Campaign.objects.all()
+    if user_id is None:
         return qs.filter(is_public=True)
-    member = Membership.objects.filter(campaign=OuterRef("pk"), user=user)
+    member = Membership.objects.filter(campaign=OuterRef("pk"), user_id=user_id)
     return qs.filter(Q(is_public=True) | Q(Exists(member)))
 
 
@@ -149,15 +157,19 @@ def access_campaign(
     """
     if (slug is None) == (pk is None):
         raise TypeError("access_campaign takes slug or pk")
-    lookup: dict[str, Any] = {"slug": slug} if slug is not None else {"pk": pk}
-    qs = campaigns_visible_to(user)
+    values: dict[str, int | str] = {}
+    if slug is not None:
+        values["slug"] = str(slug)
+    elif str(pk).isdigit():
+        values["pk"] = int(str(pk))
+    else:
+        raise NotFound("No such campaign")
     if user is not None and user.is_authenticated:
-        role = Membership.objects.filter(campaign=OuterRef("pk"), user=user).values("role")[:1]
-        qs = qs.annotate(viewer_role=Subquery(role))
-    try:
-        campaign = qs.get(**lookup)
-    except (Campaign.DoesNotExist, ValueError, TypeError):
-        raise NotFound("No such campaign") from None
+        values["user_id"] = int(user.pk)
+    found = _CAMPAIGN_WITH_ROLE.rows(**values)
+    if len(found) != 1:
+        raise NotFound("No such campaign")
+    campaign = found[0]
     viewer = Viewer(user=user or AnonymousUser(), role=getattr(campaign, "viewer_role", None))
     if master and not viewer.is_master:
         raise NotFound("No such campaign")
@@ -168,3 +180,21 @@ def access_campaign(
         require_campaign_lock(campaign.pk)
         campaign = Campaign.objects.get(pk=campaign.pk)
     return campaign, viewer
+
+
+def _campaign_with_role(
+    *, slug: str | None = None, pk: int | None = None, user_id: int | None = None
+) -> QuerySet[Campaign]:
+    """The campaign with this slug or pk if the user may read it (``_visible_campaigns``),
+    with their membership role (``viewer_role``) when signed in: at most two rows, so that a
+    second one would show."""
+    qs = _visible_campaigns(user_id)
+    if user_id is not None:
+        role = Membership.objects.filter(campaign=OuterRef("pk"), user_id=user_id)
+        qs = qs.annotate(viewer_role=Subquery(role.values("role")[:1]))
+    lookup = {"slug": slug} if slug is not None else {"pk": pk}
+    return qs.filter(**lookup).order_by()[:2]
+
+
+# Built and compiled once per shape: every campaign page asks it (nucleo.compiled).
+_CAMPAIGN_WITH_ROLE = CompiledQuery(_campaign_with_role)
