@@ -13,10 +13,11 @@ connection's cursor as any queryset (execute wrappers included: ``nucleo.table_w
 the tables read).
 
 A build function must make the SQL depend only on its shape: a value may reach the query only
-as a parameter, unchanged (a lookup that rewrites it, like ``iexact`` or ``contains``, is
-refused when compiled), never as ``None`` (``IS NULL`` is other SQL) or as a list (``__in``
+as a parameter, unchanged, never as ``None`` (``IS NULL`` is other SQL) or as a list (``__in``
 takes as many placeholders as items); settings, the language or the clock must not be read
-there.
+there. A lookup that rewrites its value is refused when first compiled: ``contains`` wraps it
+in ``%``, and each string sentinel holds ``%``, ``_`` and a backslash, so that the escaping of
+any ``LIKE`` (SQLite's ``iexact``) shows too: compare with ``StrIndex`` or ``Upper`` instead.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Model, QuerySet
+from django.db.models import QuerySet
 
 _SENTINEL_INT = itertools.count(-1_987_654_321, -1)
 
@@ -42,6 +43,9 @@ class CompiledQueryError(Exception):
 @dataclass(frozen=True, slots=True)
 class _Compiled:
     compiler: Any
+    iterable: Any
+    """The built queryset's iterable class (models, or a ``values_list``'s rows) and fields."""
+    fields: tuple[str, ...]
     sql: str
     params: tuple[Any, ...]
     slots: tuple[tuple[int, str], ...]
@@ -49,8 +53,9 @@ class _Compiled:
 
 
 class _Ready:
-    """The query of a queryset already compiled: Django's iterables ask it for its compiler
-    only, which gives the stored SQL with this call's parameters."""
+    """The query of a queryset already compiled: its compiler gives the stored SQL with this
+    call's parameters; Django's iterables read the rest (the selected names of a
+    ``values_list``) from the query it was compiled from."""
 
     def __init__(self, compiler: Any) -> None:
         self._compiler = compiler
@@ -58,25 +63,28 @@ class _Ready:
     def get_compiler(self, using: str | None = None, connection: Any = None, **kw: Any) -> Any:
         return self._compiler
 
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._compiler.query, name)
 
-class CompiledQuery[M: Model]:
+
+class CompiledQuery:
     """``build(*shape, **values) -> QuerySet`` compiled once per shape, names of the values
     and connection.
 
-    ``rows(*shape, **values)`` runs it on the default database: a list of the queryset's
-    model instances, as iterating the queryset ``build(*shape, **values)`` would give (one
-    query). Each value is an ``int`` or a ``str`` (``bool`` and ``None`` are shape); the names
-    given are part of the shape. Raises ``TypeError`` for any other value, and
+    ``rows(*shape, **values)`` runs it on the default database: a list of what iterating the
+    queryset ``build(*shape, **values)`` would give (model instances, or a ``values_list``'s
+    rows; one query). Each value is an ``int`` or a ``str`` (``bool`` and ``None`` are
+    shape); the names given are part of the shape. Raises ``TypeError`` for any other value, and
     ``CompiledQueryError`` when the build rewrites or drops a value (module docstring).
     """
 
-    def __init__(self, build: Callable[..., QuerySet[M]]) -> None:
+    def __init__(self, build: Callable[..., QuerySet[Any]]) -> None:
         self._build = build
         self._cache: weakref.WeakKeyDictionary[Any, dict[Hashable, _Compiled]] = (
             weakref.WeakKeyDictionary()
         )
 
-    def rows(self, *shape: Hashable, **values: Any) -> list[M]:
+    def rows(self, *shape: Hashable, **values: Any) -> list[Any]:
         """The rows for this shape and these values (see the class docstring)."""
         for name, value in values.items():
             if type(value) not in (int, str):
@@ -90,7 +98,10 @@ class CompiledQuery[M: Model]:
         ready = (compiled.sql, tuple(params))
         compiler.as_sql = lambda *args, **kwargs: ready
         model = compiled.compiler.query.model
-        return list(QuerySet(model=model, query=_Ready(compiler), using=using))  # type: ignore[arg-type]
+        rows: QuerySet[Any] = QuerySet(model=model, query=_Ready(compiler), using=using)  # type: ignore[arg-type]
+        rows._iterable_class = compiled.iterable
+        rows._fields = compiled.fields  # type: ignore[attr-defined]
+        return list(rows)
 
     def _compiled(
         self, shape: tuple[Hashable, ...], values: dict[str, Any], using: str
@@ -107,7 +118,7 @@ class CompiledQuery[M: Model]:
         self, shape: tuple[Hashable, ...], values: dict[str, Any], using: str
     ) -> _Compiled:
         sentinels: dict[str, Any] = {
-            name: next(_SENTINEL_INT) if type(v) is int else f"\x00compiled:{name}\x00"
+            name: next(_SENTINEL_INT) if type(v) is int else f"\x00{name}%_\\\x00"
             for name, v in values.items()
         }
         queryset = self._build(*shape, **sentinels)
@@ -124,4 +135,5 @@ class CompiledQuery[M: Model]:
             raise CompiledQueryError(
                 f"{self._build.__qualname__}: {sorted(missing)} not passed as plain parameters"
             )
-        return _Compiled(compiler, sql, tuple(params), slots)
+        fields = tuple(getattr(queryset, "_fields", None) or ())
+        return _Compiled(compiler, queryset._iterable_class, fields, sql, tuple(params), slots)

@@ -104,3 +104,41 @@ def test_a_value_that_would_change_the_sql_is_a_type_error(value):
     compiled = CompiledQuery(_players_characters)
     with pytest.raises(TypeError, match="player_id"):
         compiled.rows(False, player_id=value)
+
+
+def test_a_values_list_gives_its_rows(two_players):
+    ana, _bea = two_players
+
+    def pairs(*, player_id):
+        characters = Character.objects.filter(player_id=player_id).order_by("name")
+        return characters.values_list("name", "campaign__slug")
+
+    def names(*, player_id):
+        return (
+            Character.objects.filter(player_id=player_id)
+            .order_by("-name")
+            .values_list("name", flat=True)
+        )
+
+    assert CompiledQuery(pairs).rows(player_id=ana.pk) == [
+        ("Abel", "norte"),
+        ("Marta", "sur"),
+        ("Zoe", "norte"),
+    ]
+    assert CompiledQuery(names).rows(player_id=ana.pk) == ["Zoe", "Marta", "Abel"]
+
+
+def test_a_like_that_escapes_its_value_is_refused(two_players):
+    """SQLite's ``iexact`` is a ``LIKE`` with ``%`` and ``_`` escaped in the value: compiled
+    once, a name with ``_`` would match any character there. PostgreSQL's compares
+    ``UPPER(%s)``, the value as given."""
+
+    def by_name(*, name):
+        return Character.objects.filter(name__iexact=name).values_list("name", flat=True)
+
+    if connection.vendor == "sqlite":
+        with pytest.raises(CompiledQueryError, match="name"):
+            CompiledQuery(by_name).rows(name="zoe")
+    else:
+        assert CompiledQuery(by_name).rows(name="zOE") == ["Zoe"]
+        assert CompiledQuery(by_name).rows(name="z_e") == []
