@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.postgres.search import (
     SearchHeadline,
     SearchQuery,
@@ -25,7 +26,7 @@ from django.contrib.postgres.search import (
 from django.core.paginator import Page, Paginator
 from django.db import connection
 from django.db.models import Exists, Expression, F, Func, OuterRef, QuerySet, TextField, Value
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, StrIndex, Upper
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -33,6 +34,7 @@ from escenas.access import posts_visible_q, scenes_readable_q
 from escenas.models import Post, PostRoll, Scene
 from escenas.rendering import plain_text, snippet
 from mundo.models import Campaign
+from nucleo.compiled import CompiledQuery
 from nucleo.text import fold
 from nucleo.urls import url_maker
 from personajes.access import CharacterViewer
@@ -97,11 +99,6 @@ class SearchHit:
     url: str
 
 
-def readable_scenes(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Scene]:
-    """The campaign's scenes the viewer may read (the only ones searched)."""
-    return Scene.objects.filter(campaign=campaign).filter(scenes_readable_q(viewer))
-
-
 def search_posts(
     campaign: Campaign, viewer: CharacterViewer, filters: SearchFilters, page: Any = 1
 ) -> Page[SearchHit] | None:
@@ -114,35 +111,34 @@ def search_posts(
     words = filters.query.strip()
     if len(words) < 2 and not _has_filter(filters):
         return None
-    # Not the campaign: every post is of this one (each gets the row below). Joined, it made
-    # PostgreSQL misjudge the readable scenes as one row and read every post of each of them
-    # instead of the GIN index's matches (11 ms against 4.4 at the list bench's size).
-    posts = _filtered(campaign, viewer, filters)
     if len(words) < 2:
-        return _paged(campaign, posts.order_by("-id"), page, lambda p: _excerpt(p, ""))
+        return _paged(
+            campaign, _found(campaign, viewer, filters, ""), page, lambda p: _excerpt(p, "")
+        )
     if connection.vendor == "postgresql":
         query = SearchQuery(words, config=CONFIG, search_type="websearch")
-        found = _paged(campaign, _full_text(posts, query), page, _headline, _headlined(query))
+        ranked = _found(campaign, viewer, filters, "ranked")
+        found = _paged(campaign, ranked, page, _headline, _headlined(query))
         if found.paginator.count:
             return found
         # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing ranked:
         # then the folded substring search answers, as on SQLite.
-    return _paged(campaign, _substring(posts, words), page, lambda p: _excerpt(p, words))
+    found_ids = _found(campaign, viewer, filters, "substring")
+    return _paged(campaign, found_ids, page, lambda p: _excerpt(p, words))
 
 
 def _paged(
     campaign: Campaign,
-    rows: QuerySet[Post],
+    ids: list[int],
     number: Any,
     excerpt: Callable[[Post], SafeString],
     annotated: Callable[[QuerySet[Post]], QuerySet[Post]] = lambda posts: posts,
 ) -> Page[SearchHit]:
-    """The page ``number`` of ``rows`` (ordered posts of ``campaign``) as hits, in two queries:
-    the ids of the first ``SEARCH_RESULTS`` (ordered and counted once), then the page's posts
-    by pk with their scene (and what ``annotated`` adds: the ranked search's headline, worked
-    out for these posts only). Each post gets the campaign's row (not joined) and its link
+    """The page ``number`` of ``ids`` (``_found``: the first ``SEARCH_RESULTS`` posts of
+    ``campaign`` found, in order, counted here) as hits: the page's posts by pk with their
+    scene (and what ``annotated`` adds: the ranked search's headline, worked out for these
+    posts only), in one query. Each post gets the campaign's row (not joined) and its link
     from one ``reverse()``."""
-    ids = list(rows.values_list("pk", flat=True)[:SEARCH_RESULTS])
     page: Page[Any] = Paginator(ids, RESULTS_PAGE).get_page(number)
     wanted = list(page.object_list)
     by_pk = annotated(Post.objects.select_related("scene")).in_bulk(wanted)
@@ -181,19 +177,14 @@ def _headlined(query: SearchQuery) -> Callable[[QuerySet[Post]], QuerySet[Post]]
     return annotated
 
 
-def _folded(field: str) -> Func:
+def _folded(field: str, vendor: str) -> Func:
     """``field`` (a text column, or a lookup like ``scene__title``) with accents removed and
-    case folded in the database, to compare with ``nucleo.text.fold`` of what was typed:
-    ``lower(unaccent(…))`` on PostgreSQL, ``partida_fold(…)`` on SQLite (``nucleo.apps``)."""
-    if connection.vendor == "postgresql":
+    case folded in the database (``vendor``'s), to compare with ``nucleo.text.fold`` of what
+    was typed: ``lower(unaccent(…))`` on PostgreSQL, ``partida_fold(…)`` on SQLite
+    (``nucleo.apps``)."""
+    if vendor == "postgresql":
         return Lower(Func(F(field), function="unaccent", output_field=TextField()))
     return Func(F(field), function="partida_fold", output_field=TextField())
-
-
-def _substring(posts: QuerySet[Post], words: str) -> QuerySet[Post]:
-    """Posts whose folded text contains the folded words, newest first."""
-    rows = posts.alias(folded=_folded("body")).filter(folded__contains=fold(words))
-    return rows.order_by("-id")
 
 
 def _has_filter(f: SearchFilters) -> bool:
@@ -201,36 +192,97 @@ def _has_filter(f: SearchFilters) -> bool:
     return bool(f.author or f.character or f.scene or f.has_roll or days)
 
 
-def _filtered(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters) -> QuerySet[Post]:
-    posts = Post.objects.filter(campaign=campaign, scene__in=readable_scenes(campaign, viewer))
-    posts = posts.filter(posts_visible_q(viewer))
+def _found(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters, how: str) -> list[int]:
+    """The ids of the first ``SEARCH_RESULTS`` posts of ``campaign`` that the viewer may read
+    and ``f`` matches, in order: ``how`` is ``"ranked"`` (the words, best first: PostgreSQL),
+    ``"substring"`` (the folded words, newest first) or ``""`` (no words, newest first). One
+    query, built and compiled once per shape (``_found_ids``)."""
+    values: dict[str, int | str] = {"campaign_id": campaign.pk}
+    if viewer.user_id is not None and not viewer.is_master:  # the master reads every post
+        values["user_id"] = viewer.user_id
+    words = f.query.strip()
+    if how:
+        values["words"] = words if how == "ranked" else fold(words)
     if f.author:
-        posts = posts.filter(author__username__iexact=f.author)
+        values["author"] = f.author
     if f.character:
-        folded_name = _folded("character__name")
-        posts = posts.alias(folded_name=folded_name).filter(folded_name=fold(f.character))
+        values["character"] = fold(f.character)
     if f.scene:
-        folded_title = _folded("scene__title")
-        posts = posts.alias(folded_title=folded_title).filter(folded_title__contains=fold(f.scene))
+        values["scene"] = fold(f.scene)
     if f.day_from is not None:
-        posts = posts.filter(day__gte=f.day_from)
+        values["day_from"] = f.day_from
     if f.day_to is not None:
-        posts = posts.filter(day__lte=f.day_to)
-    if f.has_roll:
+        values["day_to"] = f.day_to
+    return _FOUND.rows(how, viewer.role, f.has_roll, connection.vendor, **values)
+
+
+@dataclass(frozen=True, slots=True)
+class _UserId:
+    """A signed-in user known by id alone: what the visibility filters read of one."""
+
+    pk: int
+    is_authenticated: bool = True
+
+
+def _found_ids(
+    how: str,
+    role: str | None,
+    has_roll: bool,
+    vendor: str,
+    *,
+    campaign_id: int,
+    user_id: int | None = None,
+    words: str | None = None,
+    author: str | None = None,
+    character: str | None = None,
+    scene: str | None = None,
+    day_from: int | None = None,
+    day_to: int | None = None,
+) -> QuerySet[Post, int]:
+    """``_found``'s query (its arguments are ``_found``'s values; ``vendor`` the database's,
+    whose functions fold the text). The scenes and posts are those of ``scenes_readable_q`` and
+    ``posts_visible_q``; matches compare with ``StrIndex`` and ``Upper``, not ``LIKE``, which
+    would escape the value (``nucleo.compiled``)."""
+    user = _UserId(user_id) if user_id is not None else AnonymousUser()
+    viewer = CharacterViewer(user=user, role=role)
+    # Not the campaign: every post is of this one (each gets the row: ``_paged``). Joined, it
+    # made PostgreSQL misjudge the readable scenes as one row and read every post of each of
+    # them instead of the GIN index's matches (11 ms against 4.4 at the list bench's size).
+    scenes = Scene.objects.filter(campaign_id=campaign_id).filter(scenes_readable_q(viewer))
+    posts = Post.objects.filter(campaign_id=campaign_id, scene__in=scenes)
+    posts = posts.filter(posts_visible_q(viewer))
+    if author is not None:
+        posts = posts.alias(by=Upper("author__username")).filter(by=Upper(Value(author)))
+    if character is not None:
+        posts = posts.alias(name=_folded("character__name", vendor)).filter(name=character)
+    if scene is not None:
+        title = _folded("scene__title", vendor)
+        posts = posts.alias(at=StrIndex(title, Value(scene))).filter(at__gt=0)
+    if day_from is not None:
+        posts = posts.filter(day__gte=day_from)
+    if day_to is not None:
+        posts = posts.filter(day__lte=day_to)
+    if has_roll:
         posts = posts.filter(Exists(PostRoll.objects.filter(post=OuterRef("pk"))))
-    return posts
+    if how == "ranked":
+        vector = StoredVector()  # the column the GIN index holds
+        query = SearchQuery(words or "", config=CONFIG, search_type="websearch")
+        posts = (
+            posts.annotate(rank=SearchRank(vector, query))
+            .filter(rank__gt=0)
+            .alias(matches=vector)
+            .filter(matches=query)
+            .order_by("-rank", "-id")
+        )
+    elif how == "substring":
+        folded = StrIndex(_folded("body", vendor), Value(words or ""))
+        posts = posts.alias(at_body=folded).filter(at_body__gt=0).order_by("-id")
+    else:
+        posts = posts.order_by("-id")
+    return posts.values_list("pk", flat=True)[:SEARCH_RESULTS]
 
 
-def _full_text(posts: QuerySet[Post], query: SearchQuery) -> QuerySet[Post]:
-    """Posts that match ``query``, best ranked first (PostgreSQL)."""
-    vector = StoredVector()  # the column the GIN index holds
-    return (
-        posts.annotate(rank=SearchRank(vector, query))
-        .filter(rank__gt=0)
-        .alias(matches=vector)
-        .filter(matches=query)
-        .order_by("-rank", "-id")
-    )
+_FOUND = CompiledQuery(_found_ids)
 
 
 def _marked(headline: str) -> SafeString:

@@ -23,7 +23,6 @@ any ``LIKE`` (SQLite's ``iexact``) shows too: compare with ``StrIndex`` or ``Upp
 from __future__ import annotations
 
 import copy
-import itertools
 import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -31,8 +30,6 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
-
-_SENTINEL_INT = itertools.count(-1_987_654_321, -1)
 
 
 class CompiledQueryError(Exception):
@@ -48,8 +45,9 @@ class _Compiled:
     fields: tuple[str, ...]
     sql: str
     params: tuple[Any, ...]
-    slots: tuple[tuple[int, str], ...]
-    """(position in ``params``, value name) for every parameter a value fills."""
+    slots: tuple[tuple[int, str, type], ...]
+    """(position in ``params``, value name, parameter type) for every parameter a value
+    fills."""
 
 
 class _Ready:
@@ -92,8 +90,8 @@ class CompiledQuery:
         using = DEFAULT_DB_ALIAS
         compiled = self._compiled(shape, values, using)
         params = list(compiled.params)
-        for at, name in compiled.slots:
-            params[at] = values[name]
+        for at, name, kind in compiled.slots:
+            params[at] = kind(values[name])
         compiler = copy.copy(compiled.compiler)
         ready = (compiled.sql, tuple(params))
         compiler.as_sql = lambda *args, **kwargs: ready
@@ -117,23 +115,42 @@ class CompiledQuery:
     def _compile(
         self, shape: tuple[Hashable, ...], values: dict[str, Any], using: str
     ) -> _Compiled:
-        sentinels: dict[str, Any] = {
-            name: next(_SENTINEL_INT) if type(v) is int else f"\x00{name}%_\\\x00"
-            for name, v in values.items()
+        # Built twice with two sets of sentinels: a value's places are those where the two
+        # differ, each holding its own sentinel, and nothing else may differ (a constant that
+        # happened to equal a sentinel, or SQL that depends on a value, is caught).
+        built = [self._sentinel_build(shape, values, using, set_) for set_ in (0, 1)]
+        (queryset, compiler, sql, params, sentinels), (*_, sql_b, params_b, sentinels_b) = built
+        names = {v: name for name, v in sentinels.items()}
+        slots = []
+        same = sql == sql_b and len(params) == len(params_b)
+        for at, (p, p_b) in enumerate(zip(params, params_b, strict=False)):
+            if p == p_b and type(p) is type(p_b):
+                continue
+            name = names.get(p) if isinstance(p, int | str) else None
+            same = same and name is not None and p_b == sentinels_b[name]
+            # The parameter's own type: PostgreSQL's integer fields pass psycopg's Int2/Int4.
+            slots.append((at, name or "", type(p)))
+        missing = set(sentinels) - {name for _, name, _ in slots}
+        if not same or missing:
+            raise CompiledQueryError(
+                f"{self._build.__qualname__}: {sorted(missing) or 'a value'} not passed as "
+                "plain parameters"
+            )
+        fields = tuple(getattr(queryset, "_fields", None) or ())
+        iterable = queryset._iterable_class
+        return _Compiled(compiler, iterable, fields, sql, tuple(params), tuple(slots))
+
+    def _sentinel_build(
+        self, shape: tuple[Hashable, ...], values: dict[str, Any], using: str, set_: int
+    ) -> tuple[QuerySet[Any], Any, str, tuple[Any, ...], dict[str, Any]]:
+        """The queryset built with sentinel ``set_`` (0 or 1), its compiler, SQL, parameters
+        and the sentinels. An int sentinel is a positive number below 32 767, inside every
+        integer field's range: out of it, Django drops or empties the comparison."""
+        sentinels = {
+            name: 30_001 + 1_000 * set_ + i if type(v) is int else f"\x00{name}%_\\{set_}\x00"
+            for i, (name, v) in enumerate(sorted(values.items()))
         }
         queryset = self._build(*shape, **sentinels)
         compiler = queryset.query.get_compiler(using=using)
         sql, params = compiler.as_sql()
-        by_value = {(type(v), v): name for name, v in sentinels.items()}
-        slots = tuple(
-            (at, by_value[(type(p), p)])
-            for at, p in enumerate(params)
-            if isinstance(p, int | str) and (type(p), p) in by_value
-        )
-        missing = set(sentinels) - {name for _, name in slots}
-        if missing:
-            raise CompiledQueryError(
-                f"{self._build.__qualname__}: {sorted(missing)} not passed as plain parameters"
-            )
-        fields = tuple(getattr(queryset, "_fields", None) or ())
-        return _Compiled(compiler, queryset._iterable_class, fields, sql, tuple(params), slots)
+        return queryset, compiler, sql, tuple(params), sentinels

@@ -84,9 +84,13 @@ def test_the_build_runs_once_per_shape_and_names(two_players):
         compiled.rows(False, player_id=player.pk, slug="norte")
         compiled.rows(False, player_id=player.pk)
         compiled.rows(True, player_id=player.pk)
+    # Twice per shape (two sets of sentinels, compared), never again.
     assert built == [
         (False, ["player_id", "slug"]),
+        (False, ["player_id", "slug"]),
         (False, ["player_id"]),
+        (False, ["player_id"]),
+        (True, ["player_id"]),
         (True, ["player_id"]),
     ]
 
@@ -142,3 +146,25 @@ def test_a_like_that_escapes_its_value_is_refused(two_players):
     else:
         assert CompiledQuery(by_name).rows(name="zOE") == ["Zoe"]
         assert CompiledQuery(by_name).rows(name="z_e") == []
+
+
+def test_ranges_of_small_integer_fields_and_constants_that_equal_a_sentinel(two_players):
+    """A sentinel lies inside a positive small integer field's range (out of it Django would
+    drop or empty the comparison) and a constant equal to one stays a constant: the build
+    runs with two sets of sentinels and only the places that differ take the values."""
+    ana, _bea = two_players
+    Character.objects.filter(name="Zoe").update(hunger_days=3)
+    Character.objects.filter(name="Abel").update(hunger_days=7)
+
+    def hungry(*, player_id, least, most):
+        characters = Character.objects.filter(
+            player_id=player_id, hunger_days__gte=least, hunger_days__lte=most
+        ).exclude(thirst_days=30_001)  # the first int sentinel's value, as a constant
+        return characters.order_by("name").values_list("name", flat=True)
+
+    compiled = CompiledQuery(hungry)
+    assert compiled.rows(player_id=ana.pk, least=1, most=5) == ["Zoe"]
+    assert compiled.rows(player_id=ana.pk, least=0, most=9) == ["Abel", "Marta", "Zoe"]
+    assert compiled.rows(player_id=ana.pk, least=4, most=9) == ["Abel"]
+    Character.objects.filter(name="Abel").update(thirst_days=30_001)
+    assert compiled.rows(player_id=ana.pk, least=4, most=9) == []
