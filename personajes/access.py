@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 
 from mundo.access import Viewer, campaign_role, campaign_roles, is_master, viewer_for
 from mundo.models import Campaign, Membership
+from nucleo.compiled import CompiledQuery
 from nucleo.errors import Forbidden, NotFound
 from nucleo.users import AnyUser
 from personajes.models import Character, Roll
@@ -78,14 +79,20 @@ def with_characters(campaign: Campaign | int, viewer: Viewer) -> CharacterViewer
     if viewer.user_id is None:
         return CharacterViewer(user=viewer.user, role=viewer.role)
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    # Unordered: the model's order (campaign, name) joined the campaign and sorted for nothing
-    # (1.7 ms for a player of 500 characters).
-    rows = (
-        Character.objects.filter(campaign_id=campaign_id, player_id=viewer.user_id)
-        .order_by()
-        .values_list("pk", "status")
-    )
+    rows = _OWN_CHARACTERS.rows(campaign_id=campaign_id, user_id=viewer.user_id)
     return _viewer(viewer.user, viewer.role, rows)
+
+
+def _own_characters(*, campaign_id: int, user_id: int) -> QuerySet[Character, tuple[int, str]]:
+    """``(pk, status)`` of the user's characters in the campaign. Unordered: the model's order
+    (campaign, name) joined the campaign and sorted for nothing (1.7 ms for a player of 500
+    characters)."""
+    own = Character.objects.filter(campaign_id=campaign_id, player_id=user_id)
+    return own.order_by().values_list("pk", "status")
+
+
+# Built and compiled once: every campaign page asks it (nucleo.compiled).
+_OWN_CHARACTERS = CompiledQuery(_own_characters)
 
 
 def viewers_for_users(campaign: Campaign, users: Iterable[Any]) -> dict[int, CharacterViewer]:
