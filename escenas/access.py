@@ -55,6 +55,7 @@ from escenas.post_queries import campaign_posts
 from escenas.scene_version import SceneVersion
 from mundo.access import access_campaign, is_master_role
 from mundo.models import Campaign, Membership
+from nucleo.bounds import row_id
 from nucleo.compiled import CompiledQuery
 from nucleo.errors import NotFound
 from nucleo.users import AnyUser
@@ -187,9 +188,10 @@ def scenes_readable_q(viewer: CharacterViewer) -> Q:
 
 
 def _scene_campaign_slug(pk: int | str) -> str:
+    scene_id = row_id(pk)
     found = (
-        Scene.objects.filter(pk=pk).values_list("campaign__slug", flat=True).first()
-        if str(pk).isdigit()
+        Scene.objects.filter(pk=scene_id).values_list("campaign__slug", flat=True).first()
+        if scene_id is not None
         else None
     )
     if found is None:
@@ -303,12 +305,12 @@ def _access_scene_one_query(
     page: bool = False,
 ) -> SceneAccess:
     """``access_scene(..., with_version=True)`` or ``one_query=True``: see there."""
-    values: dict[str, int | str] = {"pk": int(pk) if str(pk).isdigit() else 0}
+    values: dict[str, int | str] = {"pk": row_id(pk) or 0}
     if slug is not None:
         values["slug"] = slug
     if user is not None and user.is_authenticated:
         values["user_id"] = int(user.pk)
-    found = _SCENE_WITH_VIEWER.rows(version, page, **values)
+    found = _SCENE_WITH_VIEWER.rows(version, version and page, **values)
     if not found:
         raise NotFound("No such scene")
     scene = found[0]
@@ -557,9 +559,10 @@ def access_roll(user: AnyUser | None, pk: int | str) -> tuple[Roll, PostRoll | N
     master. A roll made outside posts (from the sheet): ``personajes.access.access_roll`` (its
     character's player and the master). ``NotFound`` otherwise.
     """
+    roll_id = row_id(pk)
     link = (
-        PostRoll.objects.select_related("post__campaign", "roll").filter(roll_id=pk).first()
-        if str(pk).isdigit()
+        PostRoll.objects.select_related("post__campaign", "roll").filter(roll_id=roll_id).first()
+        if roll_id is not None
         else None
     )
     if link is None:

@@ -28,6 +28,7 @@ from escenas.combat_selectors import access_combat, combat_views
 from escenas.models import Scene
 from mundo.access import access_campaign
 from mundo.models import WorldRoll
+from nucleo.bounds import row_id
 from nucleo.errors import ServiceError
 from nucleo.users import AuthenticatedHttpRequest
 from personajes.access import access_character, can_see_private
@@ -251,8 +252,7 @@ def amputation_try(request: AuthenticatedHttpRequest, slug: str, pk: int) -> Htt
 
 
 def _int(value: Any) -> int | None:
-    text = str(value or "").strip()
-    return int(text) if text.isdigit() else None
+    return row_id(value or "")
 
 
 def post_declaration(data: Any, access: scene_access.SceneAccess) -> dict[str, Any] | None:

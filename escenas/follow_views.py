@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from escenas import access as scene_access
 from escenas import forms, notifications
+from nucleo.bounds import row_id
 
 
 @login_required
@@ -57,17 +58,17 @@ def notification_settings(request: HttpRequest) -> HttpResponse:
             messages.success(request, _("Private feeds switched off."))
             return redirect("escenas:notifications")
         if "unmute" in request.POST:
-            campaign_id = request.POST["unmute"]
-            if campaign_id.isdigit() and len(campaign_id) <= 18:
-                notifications.campaign_unmute(user=user, campaign_id=int(campaign_id))
+            campaign_id = row_id(request.POST["unmute"])
+            if campaign_id is not None:
+                notifications.campaign_unmute(user=user, campaign_id=campaign_id)
                 messages.success(request, _("You will get e-mails about that campaign again."))
             return redirect("escenas:notifications")
         for action in ("follow", "unfollow"):
-            campaign_id = request.POST.get(action, "")
-            if campaign_id:
-                if campaign_id.isdigit() and len(campaign_id) <= 18:
+            raw = request.POST.get(action, "")
+            if raw:
+                if (campaign_id := row_id(raw)) is not None:
                     notifications.campaign_follow(
-                        user=user, campaign_id=int(campaign_id), follow=action == "follow"
+                        user=user, campaign_id=campaign_id, follow=action == "follow"
                     )
                     messages.success(request, _("Notification settings saved."))
                 return redirect("escenas:notifications")

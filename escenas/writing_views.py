@@ -20,6 +20,7 @@ from escenas.models import BODY_MAX_CHARS, Post
 from escenas.quoting import quote_markdown
 from mundo.access import access_campaign
 from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_message
+from nucleo.bounds import row_id
 from nucleo.errors import NotFound
 from nucleo.text import clean_text
 
@@ -59,8 +60,7 @@ def post_quote(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 def _number(raw: Any) -> int | None:
-    raw = str(raw or "")
-    return int(raw) if raw.isdigit() and len(raw) <= 18 else None
+    return row_id(raw or "")
 
 
 def reply_target(access: scene_access.SceneAccess, pk: Any) -> Post | None:

@@ -25,6 +25,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils.translation import gettext as _
 
 from mundo.models import Campaign, Membership
+from nucleo.bounds import row_id
 from nucleo.compiled import CompiledQuery
 from nucleo.errors import Forbidden, NotFound, ServiceError
 from nucleo.locks import require_campaign_lock
@@ -160,8 +161,8 @@ def access_campaign(
     values: dict[str, int | str] = {}
     if slug is not None:
         values["slug"] = str(slug)
-    elif str(pk).isdigit():
-        values["pk"] = int(str(pk))
+    elif (campaign_id := row_id(pk)) is not None:
+        values["pk"] = campaign_id
     else:
         raise NotFound("No such campaign")
     if user is not None and user.is_authenticated:

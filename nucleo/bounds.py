@@ -17,6 +17,8 @@ message; plain forms take ``max_value`` from the same constants.
 - ``KCAL_PER_UNIT_MAX`` (kcal) and ``LITRES_PER_UNIT_MAX`` (L): one unit of an item, 10⁶ kcal
   and 10⁴ L (a pallet, a tank).
 
+``row_id`` reads a row id from text (a URL, a query string, a form), refusing what is not one.
+
 ``day_date`` is the one way to turn (start date, day) into a date: it never raises, whatever is
 stored (rows written before these bounds existed).
 """
@@ -85,3 +87,13 @@ def day_date(start: datetime.date, day: int) -> datetime.date:
         return start + datetime.timedelta(days=int(day))
     except OverflowError:
         return datetime.date.max if day > 0 else datetime.date.min
+
+
+def row_id(value: Any) -> int | None:
+    """``value`` (an int, or text as a URL, a query string or a form gives it) as a row id, or
+    None: ASCII digits only (``"²"`` is a digit to ``str.isdigit`` but ``int`` refuses it: a
+    500), at most ``ID_MAX`` (a bigger one overflows the database's integer)."""
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(ID_MAX)):
+        return None
+    return int(text)

@@ -111,7 +111,18 @@ def test_a_public_campaign_reads_for_all_and_member_actions_are_forbidden(people
             access.access_campaign(user, slug="la-campana", member=True)
 
 
-@pytest.mark.parametrize("lookup", [{"slug": "no-such"}, {"pk": 999_999}, {"pk": "abc"}])
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        {"slug": "no-such"},
+        {"pk": 999_999},
+        {"pk": "abc"},
+        # A digit to str.isdigit that int() refuses, and an id past the database's integer.
+        {"pk": "²"},
+        {"pk": "99999999999999999999"},
+        {"pk": -1},
+    ],
+)
 def test_a_missing_campaign_is_not_found(master, lookup):
     with pytest.raises(NotFound):
         access.access_campaign(master, **lookup)

@@ -156,3 +156,26 @@ def test_the_day_record_form_refuses_a_day_past_the_calendar(client, campaign, m
     assert response.status_code in (200, 400)
     assert "day" in response.context["form"].errors
     assert not DayRecord.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("42", 42),
+        (42, 42),
+        (" 7 ", 7),
+        ("0", 0),
+        ("999999999999999999", 999_999_999_999_999_999),
+        ("1000000000000000000", None),  # past the database's integer: was a 500
+        ("²", None),  # a digit to str.isdigit, not to int(): was a 500
+        ("٣", None),
+        ("-1", None),
+        ("1.0", None),
+        ("", None),
+        ("abc", None),
+    ],
+)
+def test_row_id_reads_only_ascii_ids_within_the_bound(value, expected):
+    from nucleo.bounds import row_id
+
+    assert row_id(value) == expected
