@@ -106,29 +106,29 @@ def search_posts(
     first page, past the end the last) of the posts of ``campaign`` the viewer may read that
     match ``filters``, ``RESULTS_PAGE`` a page, at most ``SEARCH_RESULTS`` counted (Django's
     ``Page``: its ``object_list`` holds ``SearchHit``s). None when nothing was asked (no words
-    and no filter). Two queries, the ids found and the page's posts (on PostgreSQL two more
-    only when the ranked search finds nothing)."""
+    and no filter). Two queries, the ids found and the page's posts (on PostgreSQL one more
+    when the ranked search finds nothing)."""
     words = filters.query.strip()
     if len(words) < 2 and not _has_filter(filters):
         return None
     if len(words) < 2:
-        return _paged(
-            campaign, _found(campaign, viewer, filters, ""), page, lambda p: _excerpt(p, "")
-        )
+        newest = _found(campaign, viewer, filters, "")
+        return _paged(campaign, viewer, newest, page, lambda p: _excerpt(p, ""))
     if connection.vendor == "postgresql":
         query = SearchQuery(words, config=CONFIG, search_type="websearch")
         ranked = _found(campaign, viewer, filters, "ranked")
-        found = _paged(campaign, ranked, page, _headline, _headlined(query))
+        found = _paged(campaign, viewer, ranked, page, _headline, _headlined(query))
         if found.paginator.count:
             return found
         # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing ranked:
         # then the folded substring search answers, as on SQLite.
     found_ids = _found(campaign, viewer, filters, "substring")
-    return _paged(campaign, found_ids, page, lambda p: _excerpt(p, words))
+    return _paged(campaign, viewer, found_ids, page, lambda p: _excerpt(p, words))
 
 
 def _paged(
     campaign: Campaign,
+    viewer: CharacterViewer,
     ids: list[int],
     number: Any,
     excerpt: Callable[[Post], SafeString],
@@ -138,14 +138,17 @@ def _paged(
     ``campaign`` found, in order, counted here) as hits: the page's posts by pk with their
     scene (and what ``annotated`` adds: the ranked search's headline, worked out for these
     posts only), in one query. Each post gets the campaign's row (not joined) and its link
-    from one ``reverse()``."""
+    from one ``reverse()``. A post deleted since its id was found is left out: the page query
+    asks ``posts_visible_q`` again."""
     page: Page[Any] = Paginator(ids, RESULTS_PAGE).get_page(number)
     wanted = list(page.object_list)
-    by_pk = annotated(Post.objects.select_related("scene")).in_bulk(wanted)
+    visible = Post.objects.filter(posts_visible_q(viewer)).select_related("scene")
+    by_pk = annotated(visible).in_bulk(wanted)
     url_of = url_maker("escenas:post", "pk", slug=campaign.slug)
     hits = []
     for pk in wanted:
-        post = by_pk[pk]
+        if (post := by_pk.get(pk)) is None:
+            continue
         post.campaign = post.scene.campaign = campaign
         hits.append(SearchHit(post, excerpt(post), url_of(pk)))
     page.object_list = hits

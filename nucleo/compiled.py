@@ -15,7 +15,10 @@ the tables read).
 A build function must make the SQL depend only on its shape: a value may reach the query only
 as a parameter, unchanged, never as ``None`` (``IS NULL`` is other SQL) or as a list (``__in``
 takes as many placeholders as items); settings, the language or the clock must not be read
-there. A lookup that rewrites its value is refused when first compiled: ``contains`` wraps it
+there. The queryset is run as its SQL alone, on the default database: ``prefetch_related`` and
+``select_for_update`` are refused, and Django's shortcut for an integer beyond its field's
+range (no row, without asking) is not taken: pass ids through ``nucleo.bounds.row_id``.
+A lookup that rewrites its value is refused when first compiled: ``contains`` wraps it
 in ``%``, and each string sentinel holds ``%``, ``_`` and a backslash, so that the escaping of
 any ``LIKE`` (SQLite's ``iexact``) shows too: compare with ``StrIndex`` or ``Upper`` instead.
 """
@@ -23,13 +26,15 @@ any ``LIKE`` (SQLite's ``iexact``) shows too: compare with ``StrIndex`` or ``Upp
 from __future__ import annotations
 
 import copy
-import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
+
+_KEPT = "_partida_compiled_queries"
+"""The attribute of a connection's wrapper that holds its compiled queries."""
 
 
 class CompiledQueryError(Exception):
@@ -78,9 +83,6 @@ class CompiledQuery:
 
     def __init__(self, build: Callable[..., QuerySet[Any]]) -> None:
         self._build = build
-        self._cache: weakref.WeakKeyDictionary[Any, dict[Hashable, _Compiled]] = (
-            weakref.WeakKeyDictionary()
-        )
 
     def rows(self, *shape: Hashable, **values: Any) -> list[Any]:
         """The rows for this shape and these values (see the class docstring)."""
@@ -104,12 +106,14 @@ class CompiledQuery:
     def _compiled(
         self, shape: tuple[Hashable, ...], values: dict[str, Any], using: str
     ) -> _Compiled:
+        # Kept on the connection's wrapper, which goes with its thread: a cache keyed on it
+        # elsewhere would keep it alive (each compiler holds its connection).
         connection = connections[using]
-        per_shape = self._cache.setdefault(connection, {})
-        key = (shape, tuple((name, type(v)) for name, v in sorted(values.items())))
-        found = per_shape.get(key)
+        kept: dict[Hashable, _Compiled] = connection.__dict__.setdefault(_KEPT, {})
+        key = (self, shape, tuple((name, type(v)) for name, v in sorted(values.items())))
+        found = kept.get(key)
         if found is None:
-            found = per_shape[key] = self._compile(shape, values, using)
+            found = kept[key] = self._compile(shape, values, using)
         return found
 
     def _compile(
@@ -151,6 +155,11 @@ class CompiledQuery:
             for i, (name, v) in enumerate(sorted(values.items()))
         }
         queryset = self._build(*shape, **sentinels)
+        if getattr(queryset, "_prefetch_related_lookups", ()) or queryset.query.select_for_update:
+            raise CompiledQueryError(
+                f"{self._build.__qualname__}: prefetch_related and select_for_update are run "
+                "by the queryset, not its SQL: not compiled"
+            )
         compiler = queryset.query.get_compiler(using=using)
         sql, params = compiler.as_sql()
         return queryset, compiler, sql, tuple(params), sentinels

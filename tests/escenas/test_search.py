@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 from django.urls import reverse
+from django.utils import timezone
 
 from escenas import scenes, search, services
 from escenas.models import Post, Scene
@@ -271,3 +272,23 @@ def test_postgresql_ranks_the_stored_vector_which_follows_every_edit(
     assert len(ranked) == len(headlined) == 1 and ranked != headlined
     assert 'ts_rank("escenas_post"."body_search"' in ranked[0]
     assert not any("to_tsvector" in sql for sql in sqls)
+
+
+def test_a_post_deleted_after_its_id_was_found_is_left_out(
+    campaign, story, player_a, master, monkeypatch
+):
+    """The page's posts are read after their ids: one deleted in between (by its author, or
+    for good from the admin) is not shown, and the page still answers."""
+    say(story, player_a, "agua en el pozo")
+    gone = say(story, player_a, "agua en la fuente")
+    found_ids = search._found
+
+    def raced(*args):  # what a search found before the deletion below
+        ids = found_ids(*args)
+        return ids + [pk for pk in (gone.pk, 999_999_999) if pk not in ids]
+
+    monkeypatch.setattr(search, "_found", raced)
+    Post.objects.filter(pk=gone.pk).update(deleted_at=timezone.now())
+    assert found(player_a, campaign, q="agua") == ["agua en el pozo"]
+    # The master reads deleted posts: the one deleted in between is theirs to see.
+    assert sorted(found(master, campaign, q="agua")) == ["agua en el pozo", "agua en la fuente"]

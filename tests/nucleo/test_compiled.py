@@ -4,8 +4,12 @@ shape, names and connection; a build whose values are not plain parameters is re
 
 from __future__ import annotations
 
+import gc
+import threading
+import weakref
+
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.test.utils import CaptureQueriesContext
 
@@ -168,3 +172,44 @@ def test_ranges_of_small_integer_fields_and_constants_that_equal_a_sentinel(two_
     assert compiled.rows(player_id=ana.pk, least=4, most=9) == ["Abel"]
     Character.objects.filter(name="Abel").update(thirst_days=30_001)
     assert compiled.rows(player_id=ana.pk, least=4, most=9) == []
+
+
+def test_prefetch_related_and_select_for_update_are_refused():
+    def prefetched(*, player_id):
+        return Character.objects.filter(player_id=player_id).prefetch_related("rolls")
+
+    def locked(*, player_id):
+        return Character.objects.filter(player_id=player_id).select_for_update()
+
+    for build in (prefetched, locked):
+        with pytest.raises(CompiledQueryError, match="not compiled"):
+            CompiledQuery(build).rows(player_id=1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_compiled_queries_go_with_their_connection(two_players):
+    """Kept on the connection's wrapper: a thread's connection, closed with its thread, is
+    freed with what it compiled (a cache keyed on it elsewhere kept every thread's alive)."""
+    ana, _bea = two_players
+    compiled = CompiledQuery(_players_characters)
+    seen: list[weakref.ref[object]] = []
+
+    def in_a_thread():
+        try:
+            assert [c.name for c in compiled.rows(False, player_id=ana.pk)] == [
+                "Abel",
+                "Marta",
+                "Zoe",
+            ]
+            seen.append(weakref.ref(connections["default"]))
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=in_a_thread)
+    worker.start()
+    worker.join()
+    del worker
+    gc.collect()
+    assert len(seen) == 1 and seen[0]() is None
+    # This thread's connection compiles its own, once.
+    assert [c.name for c in compiled.rows(False, player_id=ana.pk)] == ["Abel", "Marta", "Zoe"]
