@@ -63,7 +63,7 @@ def parse_traits(text: str) -> dict[str, int]:
         if not part.strip():
             continue
         slug, sep, value = part.partition("=")
-        if not sep or not value.strip().isdigit():
+        if not sep or not (value.strip().isascii() and value.strip().isdigit()):
             raise forms.ValidationError(_("Write traits as slug=points, separated by commas."))
         out[slug.strip()] = int(value.strip())
     return out

@@ -38,9 +38,7 @@ from escenas import fragments
 from escenas.access import SceneAccess, visible_posts
 from escenas.models import Post
 from escenas.selectors import PAGE_SIZE, PostView, post_view, scene_posts
-
-MAX_ID = 2**63 - 1
-"""The largest id a cursor may name (a bigger one would overflow the database's integer)."""
+from nucleo.bounds import row_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +55,7 @@ def cursor_from(params: Any) -> Cursor:
     is not a whole number in range is ignored (the default page), never an error."""
 
     def whole(name: str) -> int | None:
-        raw = params.get(name, "")
-        if not raw.isdigit() or len(raw) > 19 or int(raw) > MAX_ID:
-            return None
-        return int(raw)
+        return row_id(params.get(name, ""))
 
     after, before, page = whole("after"), whole("before"), params.get("page", "")
     if after is not None:

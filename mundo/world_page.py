@@ -21,6 +21,7 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 
 from mundo.models import Campaign, Location, Settlement
+from nucleo.bounds import row_id
 
 PAGE_SIZE = 20
 """Settlements per page of the world page's list."""
@@ -147,8 +148,7 @@ class WorldScope:
 
 
 def _id(value: Any) -> int | None:
-    text = str(value or "")
-    return int(text) if text.isdigit() and len(text) < 12 else None
+    return row_id(value or "")
 
 
 def world_scope(campaign: Campaign, query: Any) -> WorldScope:

@@ -37,6 +37,10 @@ def test_cursors_walk_the_same_pages_both_ways(story, master, player_b):
     assert shown(client.get(url + "?page=2")) == shown(second)  # older numbered links
     assert shown(client.get(url + "?page=99")) == shown(last)
     assert client.get(url + "?after=x&before=-1&page=0").status_code == 200
+    # A digit to str.isdigit that int() refuses, and an id past the database's integer: the
+    # default page, not a 500 (nucleo.bounds.row_id).
+    for junk in ("%C2%B2", "99999999999999999999"):
+        assert shown(client.get(url + f"?after={junk}")) == shown(client.get(url)), junk
 
 
 def test_permalink_lands_on_a_page_starting_with_the_post(story, master, player_b):
