@@ -63,9 +63,10 @@ def parse_traits(text: str) -> dict[str, int]:
         if not part.strip():
             continue
         slug, sep, value = part.partition("=")
-        if not sep or not (value.strip().isascii() and value.strip().isdigit()):
+        points = value.strip()
+        if not sep or not (points.isascii() and points.isdigit()):
             raise forms.ValidationError(_("Write traits as slug=points, separated by commas."))
-        out[slug.strip()] = int(value.strip())
+        out[slug.strip()] = int(points)
     return out
 
 

@@ -251,10 +251,6 @@ def amputation_try(request: AuthenticatedHttpRequest, slug: str, pk: int) -> Htt
     return _run(request, access, write)
 
 
-def _int(value: Any) -> int | None:
-    return row_id(value or "")
-
-
 def post_declaration(data: Any, access: scene_access.SceneAccess) -> dict[str, Any] | None:
     """The declaration the post form carries (``combat_for`` = "<fight id>:<combatant id>",
     ``combat_action``, ``combat_target``, ``combat_weapon``, ``combat_escape_trait``,
@@ -264,18 +260,18 @@ def post_declaration(data: Any, access: scene_access.SceneAccess) -> dict[str, A
     if not chosen or not data.get("combat_action"):
         return None
     fight_id, _sep, combatant_id = chosen.partition(":")
-    fight = Combat.objects.filter(scene=access.scene, pk=_int(fight_id) or 0).first()
+    fight = Combat.objects.filter(scene=access.scene, pk=row_id(fight_id) or 0).first()
     if fight is None:
         raise ServiceError(_("That fight is not in this scene."))
-    actor = _combatant(fight, _int(combatant_id) or 0)
+    actor = _combatant(fight, row_id(combatant_id) or 0)
     return {
         "combat": fight,
         "combatant": actor,
         "action": str(data.get("combat_action")),
-        "target": _combatant(fight, _int(data.get("combat_target"))),
+        "target": _combatant(fight, row_id(data.get("combat_target"))),
         "weapon": str(data.get("combat_weapon") or ""),
         "escape_trait": str(data.get("combat_escape_trait") or ""),
-        "turn": _int(data.get("combat_turn")),
+        "turn": row_id(data.get("combat_turn")),
     }
 
 
@@ -288,11 +284,11 @@ def post_amputation(data: Any, access: scene_access.SceneAccess) -> dict[str, An
     if not chosen:
         return None
     fight_id, _sep, patient_id = chosen.partition(":")
-    fight = Combat.objects.filter(scene=access.scene, pk=_int(fight_id) or 0).first()
+    fight = Combat.objects.filter(scene=access.scene, pk=row_id(fight_id) or 0).first()
     if fight is None:
         raise ServiceError(_("That fight is not in this scene."))
-    patient = _combatant(fight, _int(patient_id) or 0)
-    healer = next((c for c in access.characters if c.pk == _int(data.get("combat_healer"))), None)
+    patient = _combatant(fight, row_id(patient_id) or 0)
+    healer = next((c for c in access.characters if c.pk == row_id(data.get("combat_healer"))), None)
     if healer is None:
         raise ServiceError({"healer": _("Choose a healer present in the scene.")})
     return {"combat": fight, "patient": patient, "healer": healer}
@@ -328,7 +324,7 @@ def combat_from_route(request: AuthenticatedHttpRequest, slug: str, pk: int) -> 
     the scene's panel. Only the campaign's master (404 otherwise). Source: RULES.md R18, R20."""
     campaign, _viewer = access_campaign(request.user, slug=slug, master=True)
     roll = WorldRoll.objects.filter(
-        campaign=campaign, pk=_int(pk) or 0, kind=WorldRoll.Kind.ROUTE
+        campaign=campaign, pk=row_id(pk) or 0, kind=WorldRoll.Kind.ROUTE
     ).first()
     if roll is None:
         raise Http404("No such route check")
@@ -337,7 +333,7 @@ def combat_from_route(request: AuthenticatedHttpRequest, slug: str, pk: int) -> 
     )
     error = None
     if request.method == "POST":
-        scene = next((s for s in scenes if s.pk == _int(request.POST.get("scene"))), None)
+        scene = next((s for s in scenes if s.pk == row_id(request.POST.get("scene"))), None)
         try:
             if scene is None:
                 raise ServiceError(_("Choose a story scene of this campaign."))
@@ -367,7 +363,7 @@ def medicine_cure_sheet(request: AuthenticatedHttpRequest, slug: str, pk: int) -
     if patient.campaign.slug != slug or not can_see_private(patient, request.user):
         raise Http404("No such character")
     healer = Character.objects.filter(
-        campaign=patient.campaign, pk=_int(request.POST.get("healer")) or 0
+        campaign=patient.campaign, pk=row_id(request.POST.get("healer")) or 0
     ).first()
     try:
         if healer is None:

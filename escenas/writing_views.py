@@ -59,14 +59,10 @@ def post_quote(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return HttpResponse(quote_markdown(post), content_type="text/plain; charset=utf-8")
 
 
-def _number(raw: Any) -> int | None:
-    return row_id(raw or "")
-
-
 def reply_target(access: scene_access.SceneAccess, pk: Any) -> Post | None:
     """The post ``pk`` of the scene if the viewer may see it and it is not deleted (the one a
     reply names), with its campaign; None otherwise. One query (none without ``pk``)."""
-    number = _number(pk)
+    number = row_id(pk)
     if number is None:
         return None
     return (

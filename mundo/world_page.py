@@ -147,10 +147,6 @@ class WorldScope:
         return self.rows(key, rows.only("pk", "name")[:WINDOW])
 
 
-def _id(value: Any) -> int | None:
-    return row_id(value or "")
-
-
 def world_scope(campaign: Campaign, query: Any) -> WorldScope:
     """The world page's window from its GET ``query`` (``q``, ``page``, ``en``; the page's
     forms post to URLs that keep it). A bad ``page`` gives the nearest page, a bad or foreign
@@ -161,7 +157,7 @@ def world_scope(campaign: Campaign, query: Any) -> WorldScope:
     page = Paginator(found.qs, PAGE_SIZE).get_page((query or {}).get("page"))
     for row in page:
         row.campaign = campaign
-    wanted = _id((query or {}).get("en"))
+    wanted = row_id((query or {}).get("en"))
     settlement = next((s for s in page if s.pk == wanted), None)
     if settlement is None and wanted is not None:
         settlement = settlements.filter(pk=wanted).first()

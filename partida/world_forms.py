@@ -13,7 +13,6 @@ from django.utils.translation import gettext_lazy as _
 from mundo.models import Campaign, Location, Settlement
 from mundo.world_page import WorldScope
 from nucleo import bounds
-from nucleo.bounds import row_id
 from nucleo.forms import FormsOnDemand, model_choice_field, window_choices
 from personajes.models import Character, ItemType
 
@@ -268,7 +267,7 @@ def control_forms(
 def give_preset(campaign: Campaign, query: Any) -> dict[str, Any]:
     """The give form's initial ``character`` and ``item_type`` from ``?give=<id>&kind=<kind>``
     (empty without a valid ``give``; a bad id selects nothing, it is only a preset)."""
-    character_id = row_id(query.get("give", "")) if query else None
+    character_id = bounds.row_id(query.get("give", "")) if query else None
     if character_id is None:
         return {}
     preset: dict[str, Any] = {"character": character_id, "direction": "give"}
