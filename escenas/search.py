@@ -115,9 +115,8 @@ def search_posts(
         newest = _found(campaign, viewer, filters, "")
         return _paged(campaign, viewer, newest, page, lambda p: _excerpt(p, ""))
     if connection.vendor == "postgresql":
-        query = SearchQuery(words, config=CONFIG, search_type="websearch")
         ranked = _found(campaign, viewer, filters, "ranked")
-        found = _paged(campaign, viewer, ranked, page, _headline, _headlined(query))
+        found = _paged(campaign, viewer, ranked, page, _headline, words)
         if found.paginator.count:
             return found
         # Words PostgreSQL drops (Spanish stop words: "fuera", "sólo"…) match nothing ranked:
@@ -132,18 +131,23 @@ def _paged(
     ids: list[int],
     number: Any,
     excerpt: Callable[[Post], SafeString],
-    annotated: Callable[[QuerySet[Post]], QuerySet[Post]] = lambda posts: posts,
+    headlined: str = "",
 ) -> Page[SearchHit]:
     """The page ``number`` of ``ids`` (``_found``: the first ``SEARCH_RESULTS`` posts of
     ``campaign`` found, in order, counted here) as hits: the page's posts by pk with their
-    scene (and what ``annotated`` adds: the ranked search's headline, worked out for these
-    posts only), in one query. Each post gets the campaign's row (not joined) and its link
-    from one ``reverse()``. A post deleted since its id was found is left out: the page query
-    asks ``posts_visible_q`` again."""
+    scene (and, for the words ``headlined``, the ranked search's headline, worked out for
+    these posts only), in one query built and compiled once per shape (``_page_posts``).
+    Each post gets the campaign's row (not joined) and its link from one ``reverse()``. A
+    post deleted since its id was found is left out: the page query asks ``posts_visible_q``
+    again."""
     page: Page[Any] = Paginator(ids, RESULTS_PAGE).get_page(number)
     wanted = list(page.object_list)
-    visible = Post.objects.filter(posts_visible_q(viewer)).select_related("scene")
-    by_pk = annotated(visible).in_bulk(wanted)
+    values: dict[str, int | str] = {f"id{i}": pk for i, pk in enumerate(wanted)}
+    values.update(_viewer_values(viewer))
+    if headlined:
+        values["words"] = headlined
+    posts = _PAGE.rows(len(wanted), viewer.role, **values) if wanted else []
+    by_pk = {post.pk: post for post in posts}
     url_of = url_maker("escenas:post", "pk", slug=campaign.slug)
     hits = []
     for pk in wanted:
@@ -155,29 +159,63 @@ def _paged(
     return page
 
 
+def _page_posts(
+    count: int, role: str | None, *, user_id: int | None = None, words: str = "", **ids: int
+) -> QuerySet[Post]:
+    """``_paged``'s query: the posts ``ids["id0"]`` … ``ids[f"id{count - 1}"]`` that the
+    viewer (``role``, signed in as ``user_id``) may read (``posts_visible_q``), with their
+    scene and, when ``words`` are given, their ``headline`` (``_headlined``)."""
+    posts = Post.objects.filter(posts_visible_q(_viewer(role, user_id)))
+    posts = posts.filter(pk__in=[ids[f"id{i}"] for i in range(count)]).select_related("scene")
+    return _headlined(posts, words) if words else posts
+
+
+_PAGE = CompiledQuery(_page_posts)
+
+
+@dataclass(frozen=True, slots=True)
+class _UserId:
+    """A signed-in user known by id alone: what the visibility filters read of one."""
+
+    pk: int
+    is_authenticated: bool = True
+
+
+def _viewer_values(viewer: CharacterViewer) -> dict[str, int]:
+    """The viewer's values for a compiled query (``_viewer`` makes it again from them and its
+    role): the user's id, unless anonymous or the master (who reads every post)."""
+    if viewer.user_id is not None and not viewer.is_master:
+        return {"user_id": viewer.user_id}
+    return {}
+
+
+def _viewer(role: str | None, user_id: int | None) -> CharacterViewer:
+    """The viewer of ``_viewer_values`` again, known by id alone (``_UserId``)."""
+    user = _UserId(user_id) if user_id is not None else AnonymousUser()
+    return CharacterViewer(user=user, role=role)
+
+
 def _headline(post: Any) -> SafeString:
     """A ranked post's excerpt: PostgreSQL's headline (``_headlined``) with its marks."""
     return _marked(post.headline)
 
 
-def _headlined(query: SearchQuery) -> Callable[[QuerySet[Post]], QuerySet[Post]]:
-    """Annotates posts with their ``headline`` for ``query``: up to 30 words of the post's
-    text around the matches, Markdown's marks blanked, the matches between the sentinels."""
-
-    def annotated(posts: QuerySet[Post]) -> QuerySet[Post]:
-        return posts.annotate(
-            headline=SearchHeadline(
-                _MARKDOWN_STRIPPED,
-                query,
-                config=CONFIG,
-                start_sel=_START,
-                stop_sel=_STOP,
-                max_words=30,
-                min_words=12,
-            )
+def _headlined(posts: QuerySet[Post], words: str) -> QuerySet[Post]:
+    """``posts`` annotated with their ``headline`` for ``words`` (a web search, as typed): up to
+    30 words of the post's text around the matches, Markdown's marks blanked, the matches
+    between the sentinels."""
+    query = SearchQuery(words, config=CONFIG, search_type="websearch")
+    return posts.annotate(
+        headline=SearchHeadline(
+            _MARKDOWN_STRIPPED,
+            query,
+            config=CONFIG,
+            start_sel=_START,
+            stop_sel=_STOP,
+            max_words=30,
+            min_words=12,
         )
-
-    return annotated
+    )
 
 
 def _folded(field: str, vendor: str) -> Func:
@@ -200,9 +238,7 @@ def _found(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters, how: s
     and ``f`` matches, in order: ``how`` is ``"ranked"`` (the words, best first: PostgreSQL),
     ``"substring"`` (the folded words, newest first) or ``""`` (no words, newest first). One
     query, built and compiled once per shape (``_found_ids``)."""
-    values: dict[str, int | str] = {"campaign_id": campaign.pk}
-    if viewer.user_id is not None and not viewer.is_master:  # the master reads every post
-        values["user_id"] = viewer.user_id
+    values: dict[str, int | str] = {"campaign_id": campaign.pk, **_viewer_values(viewer)}
     words = f.query.strip()
     if how:
         values["words"] = words if how == "ranked" else fold(words)
@@ -217,14 +253,6 @@ def _found(campaign: Campaign, viewer: CharacterViewer, f: SearchFilters, how: s
     if f.day_to is not None:
         values["day_to"] = f.day_to
     return _FOUND.rows(how, viewer.role, f.has_roll, connection.vendor, **values)
-
-
-@dataclass(frozen=True, slots=True)
-class _UserId:
-    """A signed-in user known by id alone: what the visibility filters read of one."""
-
-    pk: int
-    is_authenticated: bool = True
 
 
 def _found_ids(
@@ -246,8 +274,7 @@ def _found_ids(
     whose functions fold the text). The scenes and posts are those of ``scenes_readable_q`` and
     ``posts_visible_q``; matches compare with ``StrIndex`` and ``Upper``, not ``LIKE``, which
     would escape the value (``nucleo.compiled``)."""
-    user = _UserId(user_id) if user_id is not None else AnonymousUser()
-    viewer = CharacterViewer(user=user, role=role)
+    viewer = _viewer(role, user_id)
     # Not the campaign: every post is of this one (each gets the row: ``_paged``). Joined, it
     # made PostgreSQL misjudge the readable scenes as one row and read every post of each of
     # them instead of the GIN index's matches (11 ms against 4.4 at the list bench's size).
