@@ -163,3 +163,16 @@ class CompiledQuery:
         compiler = queryset.query.get_compiler(using=using)
         sql, params = compiler.as_sql()
         return queryset, compiler, sql, tuple(params), sentinels
+
+
+def prefetched(instance: Any, name: str, rows: list[Any]) -> None:
+    """Store ``rows`` as the prefetched result of ``instance``'s many-valued relation ``name``
+    (a related manager's name), as ``prefetch_related_objects`` stores one: ``getattr(instance,
+    name).all()`` then gives them with no query. How a relation read by a ``CompiledQuery``
+    (which refuses ``prefetch_related``), or by no query at all, reaches what reads it."""
+    cache = instance.__dict__.setdefault("_prefetched_objects_cache", {})
+    cache.pop(name, None)  # a stored result would answer the .all() below
+    fetched = getattr(instance, name).all()
+    fetched._result_cache = rows
+    fetched._prefetch_done = True
+    cache[name] = fetched

@@ -14,7 +14,7 @@ from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.test.utils import CaptureQueriesContext
 
 from mundo.models import Membership
-from nucleo.compiled import CompiledQuery, CompiledQueryError
+from nucleo.compiled import CompiledQuery, CompiledQueryError, prefetched
 from personajes.models import Character
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -213,3 +213,26 @@ def test_the_compiled_queries_go_with_their_connection(two_players):
     assert len(seen) == 1 and seen[0]() is None
     # This thread's connection compiles its own, once.
     assert [c.name for c in compiled.rows(False, player_id=ana.pk)] == ["Abel", "Marta", "Zoe"]
+
+
+def test_prefetched_rows_answer_the_relation_without_a_query(
+    two_players, django_assert_num_queries
+):
+    """``prefetched`` stands in for ``prefetch_related``: the relation gives the rows stored,
+    in their order, with no query; storing again replaces them, and a new filter on the
+    relation asks the database as after a real prefetch."""
+    from escenas.models import Scene
+
+    ana, _bea = two_players
+    north = Character.objects.filter(campaign__slug="norte")
+    scene = Scene.objects.create(campaign=north[0].campaign, title="Puerto", kind="story")
+    scene.participants.set(north)
+    scene = Scene.objects.get(pk=scene.pk)
+    by_name = list(north.order_by("name"))
+    with django_assert_num_queries(0):
+        prefetched(scene, "participants", by_name)
+        assert [c.name for c in scene.participants.all()] == ["Abel", "Luis", "Zoe"]
+        prefetched(scene, "participants", by_name[:1])
+        assert [c.name for c in scene.participants.all()] == ["Abel"]
+    with django_assert_num_queries(1):
+        assert scene.participants.filter(player=ana).count() == 2
