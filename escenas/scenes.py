@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils.translation import gettext as _
 
 from escenas.models import (
@@ -20,6 +20,7 @@ from escenas.models import (
 )
 from mundo.access import require_master
 from mundo.models import Campaign
+from nucleo.compiled import CompiledQuery
 from nucleo.errors import ServiceError
 from nucleo.locks import campaign_locked
 from nucleo.text import clean_line, clean_text
@@ -164,21 +165,29 @@ def diary_scene_for(character: Character) -> Scene:
 def list_scenes_ensure(*, campaign: Campaign) -> None:
     """The scenes a member's scene list makes on first read: the off-topic scene
     (``offtopic_scene_for``) and the characters' missing diaries (``diaries_ensure``). One
-    query when neither is missing (both checks in one SELECT), the creators' own otherwise.
-    Idempotent and safe to run twice at once, as they are."""
-    offtopic = Scene.objects.filter(campaign=OuterRef("pk"), kind=Scene.Kind.OFFTOPIC)
-    undiaried = Character.objects.filter(campaign=OuterRef("pk"), diary_scene__isnull=True)
-    found = (
-        Campaign.objects.filter(pk=campaign.pk)
-        .annotate(has_offtopic=Exists(offtopic), missing_diary=Exists(undiaried))
-        .values_list("has_offtopic", "missing_diary")
-        .first()
-    )
-    has_offtopic, missing_diary = found if found is not None else (False, True)
+    query when neither is missing (both checks in one SELECT, compiled once), the creators'
+    own otherwise. Idempotent and safe to run twice at once, as they are."""
+    found = _MISSING.rows(campaign_id=campaign.pk)
+    has_offtopic, missing_diary = found[0] if found else (False, True)
     if not has_offtopic:
         offtopic_scene_for(campaign)
     if missing_diary:
         diaries_ensure(campaign=campaign)
+
+
+def _missing(*, campaign_id: int) -> QuerySet[Campaign, tuple[bool, bool]]:
+    """``list_scenes_ensure``'s query: whether the campaign has its off-topic scene, and
+    whether a character of it has no diary."""
+    offtopic = Scene.objects.filter(campaign=OuterRef("pk"), kind=Scene.Kind.OFFTOPIC)
+    undiaried = Character.objects.filter(campaign=OuterRef("pk"), diary_scene__isnull=True)
+    return (
+        Campaign.objects.filter(pk=campaign_id)
+        .annotate(has_offtopic=Exists(offtopic), missing_diary=Exists(undiaried))
+        .values_list("has_offtopic", "missing_diary")[:1]
+    )
+
+
+_MISSING = CompiledQuery(_missing)
 
 
 def diaries_ensure(*, campaign: Campaign) -> int:
