@@ -142,11 +142,10 @@ def _paged(
     again."""
     page: Page[Any] = Paginator(ids, RESULTS_PAGE).get_page(number)
     wanted = list(page.object_list)
-    values: dict[str, int | str] = {f"id{i}": pk for i, pk in enumerate(wanted)}
-    values.update(_viewer_values(viewer))
+    values: dict[str, Any] = {"ids": wanted, **_viewer_values(viewer)}
     if headlined:
         values["words"] = headlined
-    posts = _PAGE.rows(len(wanted), viewer.role, **values) if wanted else []
+    posts = _PAGE.rows(viewer.role, **values) if wanted else []
     by_pk = {post.pk: post for post in posts}
     url_of = url_maker("escenas:post", "pk", slug=campaign.slug)
     hits = []
@@ -160,13 +159,13 @@ def _paged(
 
 
 def _page_posts(
-    count: int, role: str | None, *, user_id: int | None = None, words: str = "", **ids: int
+    role: str | None, *, ids: list[int], user_id: int | None = None, words: str = ""
 ) -> QuerySet[Post]:
-    """``_paged``'s query: the posts ``ids["id0"]`` … ``ids[f"id{count - 1}"]`` that the
-    viewer (``role``, signed in as ``user_id``) may read (``posts_visible_q``), with their
-    scene and, when ``words`` are given, their ``headline`` (``_headlined``)."""
-    posts = Post.objects.filter(posts_visible_q(_viewer(role, user_id)))
-    posts = posts.filter(pk__in=[ids[f"id{i}"] for i in range(count)]).select_related("scene")
+    """``_paged``'s query: the posts ``ids`` that the viewer (``role``, signed in as
+    ``user_id``) may read (``posts_visible_q``), with their scene and, when ``words`` are
+    given, their ``headline`` (``_headlined``)."""
+    posts = Post.objects.filter(posts_visible_q(_viewer(role, user_id)), pk__in=ids)
+    posts = posts.select_related("scene")
     return _headlined(posts, words) if words else posts
 
 

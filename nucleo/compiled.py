@@ -13,11 +13,14 @@ connection's cursor as any queryset (execute wrappers included: ``nucleo.table_w
 the tables read).
 
 A build function must make the SQL depend only on its shape: a value may reach the query only
-as a parameter, unchanged, never as ``None`` (``IS NULL`` is other SQL) or as a list (``__in``
-takes as many placeholders as items); settings, the language or the clock must not be read
-there. The queryset is run as its SQL alone, on the default database: ``prefetch_related`` and
-``select_for_update`` are refused, and Django's shortcut for an integer beyond its field's
-range (no row, without asking) is not taken: pass ids through ``nucleo.bounds.row_id``.
+as a parameter, unchanged, never as ``None`` (``IS NULL`` is other SQL); settings, the language
+or the clock must not be read there. A list of ids is a value too, for ``__in``: the build gets
+a list of a fixed length (``ids_bucket``: 8, 16, 32… items, as many placeholders), and the call
+fills it with its ids, the last one repeated to the end, so pages of 20 ids and of 19 share
+one compiled query. The queryset is run as its SQL alone, on the default database:
+``prefetch_related`` and ``select_for_update`` are refused, and Django's shortcut for an
+integer beyond its field's range (no row, without asking) is not taken: pass ids through
+``nucleo.bounds.row_id``.
 A lookup that rewrites its value is refused when first compiled: ``contains`` wraps it
 in ``%``, and each string sentinel holds ``%``, ``_`` and a backslash, so that the escaping of
 any ``LIKE`` (SQLite's ``iexact``) shows too: compare with ``StrIndex`` or ``Upper`` instead.
@@ -37,6 +40,29 @@ _KEPT = "_partida_compiled_queries"
 """The attribute of a connection's wrapper that holds its compiled queries."""
 
 
+MAX_IDS = 512
+"""Most ids a list value holds (its sentinels must stay below 32 767 with the others')."""
+
+
+def ids_bucket(count: int) -> int:
+    """The length of the list of ids a build gets for ``count`` ids: 8, 16, 32… (a power of
+    two), so that a few compiled queries serve every length."""
+    return max(8, 1 << (count - 1).bit_length())
+
+
+def _ids(value: Any) -> bool:
+    return (
+        type(value) in (list, tuple)
+        and 0 < len(value) <= MAX_IDS
+        and all(type(v) is int for v in value)
+    )
+
+
+def _kind(value: Any) -> tuple[str, int] | type:
+    """What of a value is shape: its type, and a list's bucket (``ids_bucket``)."""
+    return ("ids", ids_bucket(len(value))) if _ids(value) else type(value)
+
+
 class CompiledQueryError(Exception):
     """A build function whose SQL does not take its values as plain parameters (a value
     rewritten by a lookup, or missing): a programming error, raised when first compiled."""
@@ -50,9 +76,9 @@ class _Compiled:
     fields: tuple[str, ...]
     sql: str
     params: tuple[Any, ...]
-    slots: tuple[tuple[int, str, type], ...]
-    """(position in ``params``, value name, parameter type) for every parameter a value
-    fills."""
+    slots: tuple[tuple[int, str, int | None, type], ...]
+    """(position in ``params``, value name, index in a list of ids or None, parameter type)
+    for every parameter a value fills."""
 
 
 class _Ready:
@@ -77,7 +103,8 @@ class CompiledQuery:
     ``rows(*shape, **values)`` runs it on the default database: a list of what iterating the
     queryset ``build(*shape, **values)`` would give (model instances, or a ``values_list``'s
     rows; one query). Each value is an ``int`` or a ``str`` (``bool`` and ``None`` are
-    shape); the names given are part of the shape. Raises ``TypeError`` for any other value, and
+    shape), or a list of ids (``ids_bucket``: its bucket is shape); the names given are part of
+    the shape. Raises ``TypeError`` for any other value, and
     ``CompiledQueryError`` when the build rewrites or drops a value (module docstring).
     """
 
@@ -87,13 +114,16 @@ class CompiledQuery:
     def rows(self, *shape: Hashable, **values: Any) -> list[Any]:
         """The rows for this shape and these values (see the class docstring)."""
         for name, value in values.items():
-            if type(value) not in (int, str):
-                raise TypeError(f"{name} must be an int or a str, not {value!r}")
+            if type(value) not in (int, str) and not _ids(value):
+                raise TypeError(
+                    f"{name} must be an int, a str or a list of 1 to {MAX_IDS} ints, not {value!r}"
+                )
         using = DEFAULT_DB_ALIAS
         compiled = self._compiled(shape, values, using)
         params = list(compiled.params)
-        for at, name, kind in compiled.slots:
-            params[at] = kind(values[name])
+        for at, name, index, kind in compiled.slots:
+            value = values[name]
+            params[at] = kind(value if index is None else value[min(index, len(value) - 1)])
         compiler = copy.copy(compiled.compiler)
         ready = (compiled.sql, tuple(params))
         compiler.as_sql = lambda *args, **kwargs: ready
@@ -110,7 +140,8 @@ class CompiledQuery:
         # elsewhere would keep it alive (each compiler holds its connection).
         connection = connections[using]
         kept: dict[Hashable, _Compiled] = connection.__dict__.setdefault(_KEPT, {})
-        key = (self, shape, tuple((name, type(v)) for name, v in sorted(values.items())))
+        kinds = ((name, _kind(v)) for name, v in sorted(values.items()))
+        key = (self, shape, tuple(kinds))
         found = kept.get(key)
         if found is None:
             found = kept[key] = self._compile(shape, values, using)
@@ -124,17 +155,17 @@ class CompiledQuery:
         # happened to equal a sentinel, or SQL that depends on a value, is caught).
         built = [self._sentinel_build(shape, values, using, set_) for set_ in (0, 1)]
         (queryset, compiler, sql, params, sentinels), (*_, sql_b, params_b, sentinels_b) = built
-        names = {v: name for name, v in sentinels.items()}
+        places = {v: place for place, v in sentinels.items()}
         slots = []
         same = sql == sql_b and len(params) == len(params_b)
         for at, (p, p_b) in enumerate(zip(params, params_b, strict=False)):
             if p == p_b and type(p) is type(p_b):
                 continue
-            name = names.get(p) if isinstance(p, int | str) else None
-            same = same and name is not None and p_b == sentinels_b[name]
+            place = places.get(p) if isinstance(p, int | str) else None
+            same = same and place is not None and p_b == sentinels_b[place]
             # The parameter's own type: PostgreSQL's integer fields pass psycopg's Int2/Int4.
-            slots.append((at, name or "", type(p)))
-        missing = set(sentinels) - {name for _, name, _ in slots}
+            slots.append((at, *(place or ("", None)), type(p)))
+        missing = {name for (name, _) in set(sentinels) - {(n, i) for _, n, i, _ in slots}}
         if not same or missing:
             raise CompiledQueryError(
                 f"{self._build.__qualname__}: {sorted(missing) or 'a value'} not passed as "
@@ -146,15 +177,26 @@ class CompiledQuery:
 
     def _sentinel_build(
         self, shape: tuple[Hashable, ...], values: dict[str, Any], using: str, set_: int
-    ) -> tuple[QuerySet[Any], Any, str, tuple[Any, ...], dict[str, Any]]:
+    ) -> tuple[QuerySet[Any], Any, str, tuple[Any, ...], dict[tuple[str, int | None], Any]]:
         """The queryset built with sentinel ``set_`` (0 or 1), its compiler, SQL, parameters
-        and the sentinels. An int sentinel is a positive number below 32 767, inside every
-        integer field's range: out of it, Django drops or empties the comparison."""
-        sentinels = {
-            name: 30_001 + 1_000 * set_ + i if type(v) is int else f"\x00{name}%_\\{set_}\x00"
-            for i, (name, v) in enumerate(sorted(values.items()))
-        }
-        queryset = self._build(*shape, **sentinels)
+        and the sentinels, by (value name, index in a list of ids or None). An int sentinel is
+        a positive number below 32 767, inside every integer field's range: out of it, Django
+        drops or empties the comparison."""
+        sentinels: dict[tuple[str, int | None], Any] = {}
+        given: dict[str, Any] = {}
+        for name, v in sorted(values.items()):
+            if type(v) is str:
+                given[name] = sentinels[name, None] = f"\x00{name}%_\\{set_}\x00"
+                continue
+            length = 1 if type(v) is int else ids_bucket(len(v))
+            places = [(name, None)] if type(v) is int else [(name, i) for i in range(length)]
+            for place in places:
+                sentinels[place] = 30_001 + 1_000 * set_ + len(sentinels)
+            ints = [sentinels[place] for place in places]
+            given[name] = ints[0] if type(v) is int else ints
+        if len(sentinels) > 999:  # each set's ints in its own thousand
+            raise CompiledQueryError(f"{self._build.__qualname__}: too many values")
+        queryset = self._build(*shape, **given)
         if getattr(queryset, "_prefetch_related_lookups", ()) or queryset.query.select_for_update:
             raise CompiledQueryError(
                 f"{self._build.__qualname__}: prefetch_related and select_for_update are run "

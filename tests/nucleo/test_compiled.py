@@ -14,7 +14,7 @@ from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.test.utils import CaptureQueriesContext
 
 from mundo.models import Membership
-from nucleo.compiled import CompiledQuery, CompiledQueryError, prefetched
+from nucleo.compiled import CompiledQuery, CompiledQueryError, ids_bucket, prefetched
 from personajes.models import Character
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -107,7 +107,7 @@ def test_a_value_a_lookup_rewrites_is_refused():
         CompiledQuery(rewritten).rows(name="Zoe")
 
 
-@pytest.mark.parametrize("value", [None, [1, 2], 1.5, True])
+@pytest.mark.parametrize("value", [None, [], [1, 2.0], [True], list(range(1, 514)), 1.5, True])
 def test_a_value_that_would_change_the_sql_is_a_type_error(value):
     compiled = CompiledQuery(_players_characters)
     with pytest.raises(TypeError, match="player_id"):
@@ -236,3 +236,30 @@ def test_prefetched_rows_answer_the_relation_without_a_query(
         assert [c.name for c in scene.participants.all()] == ["Abel"]
     with django_assert_num_queries(1):
         assert scene.participants.filter(player=ana).count() == 2
+
+
+def test_a_list_of_ids_fills_a_bucket_of_placeholders(two_players, django_assert_num_queries):
+    """``__in`` a list of ids: the build gets a list of ``ids_bucket`` sentinels, so every
+    length up to 8 shares one compiled query, 9 to 16 another; the call's ids fill it, the
+    last one repeated, and the rows are those of the plain queryset."""
+    built = []
+
+    def named(*, ids, player_id):
+        built.append(len(ids))
+        mine = Character.objects.filter(player_id=player_id, pk__in=ids)
+        return mine.order_by("name").values_list("name", flat=True)
+
+    ana, _bea = two_players
+    theirs = {c.name: c.pk for c in Character.objects.all()}
+    compiled = CompiledQuery(named)
+    assert [ids_bucket(n) for n in (1, 8, 9, 16, 17, 500)] == [8, 8, 16, 16, 32, 512]
+    with django_assert_num_queries(1):
+        assert compiled.rows(ids=[theirs["Zoe"]], player_id=ana.pk) == ["Zoe"]
+    everyone = list(theirs.values())
+    assert compiled.rows(ids=everyone, player_id=ana.pk) == ["Abel", "Marta", "Zoe"]
+    # Luis is bea's: asked for, not given; padded with him, still not given.
+    assert compiled.rows(ids=[theirs["Luis"]], player_id=ana.pk) == []
+    assert compiled.rows(ids=[theirs["Abel"], theirs["Luis"]], player_id=ana.pk) == ["Abel"]
+    nine = [theirs["Marta"]] * 9
+    assert compiled.rows(ids=nine, player_id=ana.pk) == ["Marta"]
+    assert built == [8, 8, 16, 16]  # two builds (the sentinel sets) per bucket, never again
