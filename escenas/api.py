@@ -18,7 +18,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import prefetch_related_objects
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
@@ -34,7 +34,7 @@ from rest_framework.exceptions import ValidationError as DrfValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from escenas import api_pages, selectors, services
+from escenas import api_pages, listing, selectors, services
 from escenas.access import (
     SceneAccess,
     access_campaign_viewer,
@@ -133,11 +133,11 @@ class SceneSerializer(serializers.Serializer):
     )
 
     @extend_schema_field({"type": "array", "items": {"type": "integer"}})
-    def get_participants(self, row: selectors.SceneRow) -> list[int]:
+    def get_participants(self, row: listing.SceneRow) -> list[int]:
         return [c.pk for c in row.scene.participants.all()]
 
     @extend_schema_field(OpenApiTypes.BOOL)
-    def get_can_post(self, row: selectors.SceneRow) -> bool:
+    def get_can_post(self, row: listing.SceneRow) -> bool:
         return scene_access(row.scene, self.context["viewer"]).can_post
 
 
@@ -149,30 +149,12 @@ class SceneSerializer(serializers.Serializer):
     responses={200: SceneSerializer(many=True), **errors(404)},
 )
 class SceneListView(generics.ListAPIView):
-    """GET /api/v1/campaigns/{slug}/scenes/ — ``escenas.selectors.scene_list``."""
+    """GET /api/v1/campaigns/{slug}/scenes/ — ``escenas.listing.scene_list``, a page at a time
+    (``listing.ScenePages``)."""
 
     serializer_class = SceneSerializer
     pagination_class = PageNumberPagination
-    queryset = Scene.objects.none()  # for the schema; rows come from scene_list
-
-    def get_queryset(self) -> QuerySet[Scene]:
-        if getattr(self, "swagger_fake_view", False):
-            return Scene.objects.none()
-        campaign, self.viewer = access_campaign_viewer(self.request.user, slug=self.kwargs["slug"])
-        self.campaign = campaign
-        # What ``scene_access`` reads of the characters (id, status) and no more, and the
-        # campaign already fetched instead of one joined copy a row: the list shows no
-        # preview, so no last post either (``scene_rows`` is the page's).
-        characters = Character.objects.only("id", "status")
-        return (
-            selectors.scene_list(campaign, self.viewer)
-            .select_related(None)
-            .prefetch_related(None)
-            .prefetch_related(
-                Prefetch("diary_character", queryset=characters),
-                Prefetch("participants", queryset=characters.order_by("name")),
-            )
-        )
+    queryset = Scene.objects.none()  # for the schema; rows come from listing.ScenePages
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # Kept while nothing it read changed (``nucleo.api_answers``). The database limits
@@ -182,11 +164,13 @@ class SceneListView(generics.ListAPIView):
         if (kept := api_answers.stored_answer(key)) is not None:
             return Response(kept)
         with api_answers.recording(request, key) as rec:
-            page = self.paginate_queryset(self.get_queryset())
+            campaign, viewer = access_campaign_viewer(request.user, slug=self.kwargs["slug"])
+            # What ``scene_access`` reads of the characters (id, status): the list shows no
+            # preview, so no last post either (``scene_rows`` is the page's).
+            scenes = listing.ScenePages(campaign, viewer, diaries=True)
+            page = self.paginate_queryset(scenes)
             assert page is not None  # pagination_class is set
-            for scene in page:
-                scene.campaign = self.campaign
-            response = self.get_paginated_response([scene_data(s, self.viewer) for s in page])
+            response = self.get_paginated_response([scene_data(s, viewer) for s in page])
             api_answers.keep(rec, response.data)
         return response
 

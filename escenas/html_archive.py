@@ -25,9 +25,10 @@ from escenas.access import (
     posts_visible_q,
     scene_access,
 )
+from escenas.listing import scene_list
 from escenas.models import Post, Scene
 from escenas.post_queries import post_prefetches, revision_count
-from escenas.selectors import PostView, post_view, scene_list, scene_posts
+from escenas.selectors import PostView, post_view, scene_posts
 from mundo.models import Campaign
 from personajes.access import CharacterViewer
 

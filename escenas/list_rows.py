@@ -17,8 +17,8 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from escenas import fragments
+from escenas.listing import SceneRow
 from escenas.models import Scene
-from escenas.selectors import SceneRow
 
 SCENE_ROW_TEMPLATE = "escenas/_scene_row.html"
 
@@ -46,7 +46,7 @@ def row_key(row: SceneRow, context: str) -> str:
 
 
 def rows_html(rows: list[SceneRow]) -> list[SafeString]:
-    """The HTML of each of ``rows`` (``selectors.scene_rows``), in order: the kept ones read
+    """The HTML of each of ``rows`` (``listing.scene_rows``), in order: the kept ones read
     in one cache round trip, the others rendered from ``SCENE_ROW_TEMPLATE`` and kept (one
     more). Raises nothing of its own."""
     context = fragments.render_context()

@@ -101,7 +101,7 @@ class Scene(models.Model):
         verbose_name_plural = _("scenes")
         ordering = ["campaign", "-last_post_at", "-id"]
         indexes = [
-            # The scene list's order within a campaign (``escenas.selectors.scene_list``).
+            # The scene list's order within a campaign (``escenas.listing.scene_list``).
             models.Index(fields=["campaign", "-last_public_post_id"], name="scene_last_public"),
             models.Index(fields=["campaign", "-last_post_id"], name="scene_last_post"),
         ]

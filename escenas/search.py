@@ -16,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser
 from django.contrib.postgres.search import (
     SearchHeadline,
     SearchQuery,
@@ -37,7 +36,7 @@ from mundo.models import Campaign
 from nucleo.compiled import CompiledQuery
 from nucleo.text import fold
 from nucleo.urls import url_maker
-from personajes.access import CharacterViewer
+from personajes.access import CharacterViewer, viewer_by_id
 
 RESULTS_PAGE = 20
 """Search results a page (ranked best first on PostgreSQL, newest first on SQLite)."""
@@ -164,7 +163,7 @@ def _page_posts(
     """``_paged``'s query: the posts ``ids`` that the viewer (``role``, signed in as
     ``user_id``) may read (``posts_visible_q``), with their scene and, when ``words`` are
     given, their ``headline`` (``_headlined``)."""
-    posts = Post.objects.filter(posts_visible_q(_viewer(role, user_id)), pk__in=ids)
+    posts = Post.objects.filter(posts_visible_q(viewer_by_id(role, user_id)), pk__in=ids)
     posts = posts.select_related("scene")
     return _headlined(posts, words) if words else posts
 
@@ -172,26 +171,12 @@ def _page_posts(
 _PAGE = CompiledQuery(_page_posts)
 
 
-@dataclass(frozen=True, slots=True)
-class _UserId:
-    """A signed-in user known by id alone: what the visibility filters read of one."""
-
-    pk: int
-    is_authenticated: bool = True
-
-
 def _viewer_values(viewer: CharacterViewer) -> dict[str, int]:
-    """The viewer's values for a compiled query (``_viewer`` makes it again from them and its
-    role): the user's id, unless anonymous or the master (who reads every post)."""
+    """The viewer's values for a compiled query (``viewer_by_id`` makes it again from them and
+    its role): the user's id, unless anonymous or the master (who reads every post)."""
     if viewer.user_id is not None and not viewer.is_master:
         return {"user_id": viewer.user_id}
     return {}
-
-
-def _viewer(role: str | None, user_id: int | None) -> CharacterViewer:
-    """The viewer of ``_viewer_values`` again, known by id alone (``_UserId``)."""
-    user = _UserId(user_id) if user_id is not None else AnonymousUser()
-    return CharacterViewer(user=user, role=role)
 
 
 def _headline(post: Any) -> SafeString:
@@ -273,7 +258,7 @@ def _found_ids(
     whose functions fold the text). The scenes and posts are those of ``scenes_readable_q`` and
     ``posts_visible_q``; matches compare with ``StrIndex`` and ``Upper``, not ``LIKE``, which
     would escape the value (``nucleo.compiled``)."""
-    viewer = _viewer(role, user_id)
+    viewer = viewer_by_id(role, user_id)
     # Not the campaign: every post is of this one (each gets the row: ``_paged``). Joined, it
     # made PostgreSQL misjudge the readable scenes as one row and read every post of each of
     # them instead of the GIN index's matches (11 ms against 4.4 at the list bench's size).

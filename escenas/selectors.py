@@ -1,6 +1,6 @@
-"""Reads of scenes and posts: pages, lists, play aids, the roll widget, diaries.
+"""Reads of scenes and posts: pages, play aids, the roll widget, diaries.
 
-Search is ``escenas.search``, feeds ``escenas.feeds``.
+The scene list is ``escenas.listing``, search ``escenas.search``, feeds ``escenas.feeds``.
 
 Who may read and write which scene and post is decided in ``escenas.access`` (``access_scene``,
 ``access_post``, ``scene_access``, ``posts_visible_q``, ``post_visible_to``); the reads here
@@ -12,31 +12,21 @@ them through this module.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import (
-    Case,
-    Count,
     Exists,
-    F,
-    IntegerField,
     Max,
     OuterRef,
-    Prefetch,
     Q,
     QuerySet,
     Subquery,
-    Value,
-    When,
 )
-from django.db.models.functions import Coalesce
 
 from escenas.access import (
     SceneAccess,
-    posts_visible_q,
-    scenes_readable_q,
     visible_posts,
 )
 from escenas.access import campaign_memberships as campaign_memberships  # read by the services
@@ -57,7 +47,6 @@ from escenas.models import (
 from escenas.post_queries import post_prefetches, reply_annotations, revision_count
 from escenas.rendering import plain_text, snippet
 from mundo.models import Campaign
-from nucleo.urls import url_maker
 from nucleo.users import AnyUser
 from personajes.access import CharacterViewer
 from personajes.access import member_viewers as member_viewers  # read by the services
@@ -248,122 +237,6 @@ def posts_changed(access: SceneAccess, *, up_to: int, since: Any) -> list[PostVi
     ids = changed.order_by("id").values("id")[:PAGE_SIZE]
     qs = scene_posts(access.scene, access.viewer).filter(pk__in=ids)
     return [post_view(p, access.viewer) for p in qs]
-
-
-# --- Scene list -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SceneRow:
-    """A scene of the list with its address, the viewer's unread count and the last post they
-    may see (its id, speaker, time and HTML only: what the row shows)."""
-
-    scene: Scene
-    url: str
-    unread: int
-    last_post: Post | None
-
-    @property
-    def preview(self) -> str:
-        return snippet(plain_text(self.last_post.body_html), length=100) if self.last_post else ""
-
-
-SCENE_LIST_SIZE = 50
-"""Scenes per page of the scene list (page and API)."""
-
-
-def scene_list(campaign: Campaign, viewer: CharacterViewer) -> QuerySet[Scene]:
-    """Every scene of the campaign the viewer may read, in list order (story, off-topic,
-    diaries, notes; each most recently active first, then by title) and, signed in, with the
-    unread count (``unread_count``: a subquery with the same post filter as the scene page).
-
-    "Most recently active" is a stored column (``Scene.last_post_id`` for the master, who sees
-    every post; ``Scene.last_public_post_id`` for everyone else: a whisper to a player or a
-    post deleted later does not move the scene), kept by the writers of posts
-    (``escenas.models.scene_last_posts``): the order reads no post. Lazy: slice it (a page) and
-    give the page to ``scene_rows``; the database orders and limits, and the unread count is
-    computed for that page's rows only, so a page costs the same with 5 scenes or 500; so is,
-    for a signed-in player, the id of their newest whisper there (``my_whisper_id``, on the
-    ``post_whisper`` partial index), which ``scene_rows`` shows when it is newer.
-    """
-    visible = posts_visible_q(viewer)
-    kind_order = Case(
-        *(When(kind=k, then=Value(i)) for i, k in enumerate(SCENE_KIND_ORDER)),
-        default=Value(9),
-        output_field=IntegerField(),
-    )
-    newest = "last_post_id" if viewer.is_master else "last_public_post_id"
-    qs = (
-        Scene.objects.filter(campaign=campaign)
-        .filter(scenes_readable_q(viewer))
-        # The diary's character is fetched for the page only (prefetch): joined, it would be
-        # read for every readable scene before the sort picks the page.
-        .select_related("campaign")
-        .prefetch_related(
-            "diary_character",
-            Prefetch("participants", queryset=Character.objects.order_by("name")),
-        )
-        .annotate(kind_order=kind_order)
-        .order_by("kind_order", F(newest).desc(), "title", "id")
-    )
-    if viewer.user_id is not None:
-        # Nested inside the post subquery below: the scene is the outer query's outer row.
-        read = SceneRead.objects.filter(
-            scene=OuterRef(OuterRef("pk")), user_id=viewer.user_id
-        ).values("last_post_id")[:1]
-        unread = (
-            Post.objects.filter(scene=OuterRef("pk"))
-            .filter(visible)
-            .exclude(author_id=viewer.user_id)
-            .filter(pk__gt=Coalesce(read, 0))
-            .order_by()  # no ordering column in the GROUP BY
-            .values("scene")
-            .annotate(n=Count("id"))
-            .values("n")[:1]
-        )
-        qs = qs.annotate(unread_count=Coalesce(unread, 0, output_field=IntegerField()))
-        if not viewer.is_master:
-            whispers = Post.objects.filter(
-                scene=OuterRef("pk"), is_whisper=True, deleted_at__isnull=True
-            ).filter(visible)
-            qs = qs.annotate(my_whisper_id=Subquery(whispers.order_by("-id").values("id")[:1]))
-    return qs
-
-
-SCENE_KIND_ORDER = (Scene.Kind.STORY, Scene.Kind.OFFTOPIC, Scene.Kind.DIARY, Scene.Kind.NOTES)
-
-
-def _last_visible_id(scene: Scene, viewer: CharacterViewer) -> int:
-    """The id of the newest post of a ``scene_list`` row that ``viewer`` may see (0: none)."""
-    if viewer.is_master:
-        return scene.last_post_id
-    return max(scene.last_public_post_id, getattr(scene, "my_whisper_id", None) or 0)
-
-
-def scene_rows(
-    scenes: Iterable[Scene], viewer: CharacterViewer, campaign: Campaign
-) -> list[SceneRow]:
-    """The rows of a page of ``scene_list`` (scenes of ``campaign``): each scene with its
-    address (one ``reverse`` for the page), its unread count and the newest post ``viewer``
-    may see (one query for those posts, the columns a row shows; the participants come
-    prefetched with the page)."""
-    scenes = list(scenes)
-    last_ids = {s.pk: _last_visible_id(s, viewer) for s in scenes}
-    wanted = [pk for pk in last_ids.values() if pk]
-    shown = ("id", "speaker_name", "created_at", "body_html")
-    last_posts = (
-        {p.pk: p for p in Post.objects.filter(pk__in=wanted).only(*shown)} if wanted else {}
-    )
-    url_of = url_maker("escenas:scene", "pk", slug=campaign.slug)
-    return [
-        SceneRow(
-            scene=s,
-            url=url_of(s.pk),
-            unread=getattr(s, "unread_count", 0) or 0,
-            last_post=last_posts.get(last_ids[s.pk]),
-        )
-        for s in scenes
-    ]
 
 
 # --- Play aids ----------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -32,6 +31,7 @@ from escenas import (
     forms,
     joining,
     list_rows,
+    listing,
     notifications,
     npcs,
     page_cache,
@@ -51,7 +51,7 @@ from nucleo.bodies import body_too_big, keeps_text_when_too_big, too_large_form_
 from nucleo.errors import ServiceError
 from nucleo.forms import add_service_errors
 from nucleo.users import AuthenticatedHttpRequest
-from personajes.models import Character, Trait
+from personajes.models import Trait
 
 SCENE_TEMPLATE = "escenas/scene_detail.html"
 
@@ -187,21 +187,10 @@ def scene_list(request: HttpRequest, slug: str) -> HttpResponse:
         campaign, viewer = scene_access.access_campaign_viewer(request.user, slug=slug)
         if viewer.is_member:
             scenes.list_scenes_ensure(campaign=campaign)
-        # The page shows the participants' names only, and no diary's character: the list's
-        # own prefetches (what ``scene_access`` reads, the API's) are not needed here.
-        names = Character.objects.only("id", "name").order_by("name")
-        listed = (
-            selectors.scene_list(campaign, viewer)
-            .select_related(None)
-            .prefetch_related(None)
-            .prefetch_related(Prefetch("participants", queryset=names))
-        )
-        paginator = Paginator(listed, selectors.SCENE_LIST_SIZE)
+        # The page shows the participants' names, and no diary's character.
+        paginator = Paginator(listing.ScenePages(campaign, viewer), listing.SCENE_LIST_SIZE)
         page = paginator.get_page(request.GET.get("page"))
-        shown = list(page.object_list)
-        for scene in shown:
-            scene.campaign = campaign  # read once, by the access check
-        rows = selectors.scene_rows(shown, viewer, campaign)
+        rows = listing.scene_rows(page.object_list, viewer, campaign)
         context = {
             "campaign": campaign,
             "viewer": viewer,

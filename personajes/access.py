@@ -58,6 +58,22 @@ def _viewer(user: Any, role: str | None, characters: Iterable[tuple[int, str]]) 
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _UserId:
+    """A signed-in user known by id alone: what the visibility filters read of one."""
+
+    pk: int
+    is_authenticated: bool = True
+
+
+def viewer_by_id(role: str | None, user_id: int | None) -> CharacterViewer:
+    """A viewer known by its ``role`` and user id alone (None: anonymous), without characters:
+    what the visibility filters (``escenas.access.scenes_readable_q``, ``posts_visible_q``)
+    read of one, for a query built from values (``nucleo.compiled``). No query."""
+    user = _UserId(user_id) if user_id is not None else AnonymousUser()
+    return CharacterViewer(user=user, role=role)
+
+
 def character_viewer_from_rows(
     user: Any, role: str | None, characters: Iterable[tuple[int, str]]
 ) -> CharacterViewer:

@@ -123,7 +123,7 @@ def test_character_lists_are_the_summary_serializers(campaign, master, player_a,
 
 
 def test_scene_list_is_the_scene_serializers(campaign, master, player_a, player_b, ana):
-    from escenas import access, scenes, selectors, services
+    from escenas import access, listing, scenes, services
     from escenas.api import SceneSerializer
     from mundo.access import access_campaign
     from personajes.access import with_characters
@@ -149,8 +149,8 @@ def test_scene_list_is_the_scene_serializers(campaign, master, player_a, player_
         body = session_client(who).get(f"/api/v1/campaigns/{campaign.slug}/scenes/").json()
         found, viewer = access_campaign(who, slug=campaign.slug)
         viewer = with_characters(found, viewer)
-        page = list(selectors.scene_list(found, viewer)[:50])
-        rows = selectors.scene_rows(page, viewer, found)
+        page = list(listing.scene_list(found, viewer)[:50])
+        rows = listing.scene_rows(page, viewer, found)
         expected = as_json(SceneSerializer(rows, many=True, context={"viewer": viewer}).data)
         assert body["results"] == expected
         first = body["results"][0]

@@ -92,7 +92,7 @@ def test_one_new_post_renders_its_row_alone_and_each_change_shows(
 def test_a_page_of_rows_costs_one_cache_read(campaign, story, master, player_a, monkeypatch):
     """However many rows, one batch read of the cache (and one batch write of the rows it
     rendered), and no read of the names generation per row."""
-    from escenas import fragments, selectors
+    from escenas import fragments, listing
     from escenas.access import character_viewer_for
 
     for n in range(6):
@@ -100,8 +100,8 @@ def test_a_page_of_rows_costs_one_cache_read(campaign, story, master, player_a, 
             campaign=campaign, master=master, title=f"Escena {n}", readers="members"
         )
     viewer = character_viewer_for(campaign, player_a)
-    page = list(selectors.scene_list(campaign, viewer)[: selectors.SCENE_LIST_SIZE])
-    rows = selectors.scene_rows(page, viewer, campaign)
+    page = list(listing.scene_list(campaign, viewer)[: listing.SCENE_LIST_SIZE])
+    rows = listing.scene_rows(page, viewer, campaign)
     calls: list[str] = []
     for name in ("cached_fragments", "store_fragments", "names_generation", "cached_value"):
         real = getattr(fragments, name)

@@ -188,7 +188,7 @@ def test_scene_list_is_paginated(campaign, master, player_a, char_a):
     """A player with more scenes than a page (here: dead characters' diaries, the 500-diary
     case of the benchmark in small) gets one page; the next page holds the rest, in the same
     order as one long list, and costs the same queries."""
-    from escenas.selectors import SCENE_LIST_SIZE
+    from escenas.listing import SCENE_LIST_SIZE
     from tests.factories import CharacterFactory
 
     url = reverse("escenas:scene_list", args=[campaign.slug])

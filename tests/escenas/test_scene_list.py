@@ -10,7 +10,7 @@ import importlib
 
 from django.apps import apps
 
-from escenas import diary, scenes, selectors, services
+from escenas import diary, listing, scenes, services
 from escenas.access import character_viewer_for
 from escenas.models import Post, Scene, scene_last_posts
 from personajes.models import DiaryEntry
@@ -34,10 +34,10 @@ def stored(scene) -> tuple[int, int]:
 def story_rows(campaign, user) -> list[tuple[str, str]]:
     """(title, previewed post's body) of the story scenes of the first page, in list order."""
     viewer = character_viewer_for(campaign, user)
-    page = selectors.scene_list(campaign, viewer)[: selectors.SCENE_LIST_SIZE]
+    page = listing.scene_list(campaign, viewer)[: listing.SCENE_LIST_SIZE]
     return [
         (row.scene.title, row.last_post.body if row.last_post else "")
-        for row in selectors.scene_rows(page, viewer, campaign)
+        for row in listing.scene_rows(page, viewer, campaign)
         if row.scene.kind == Scene.Kind.STORY
     ]
 
@@ -105,3 +105,61 @@ def test_the_list_makes_the_off_topic_scene_and_missing_diaries_once_and_then_ch
     scenes.list_scenes_ensure(campaign=campaign)  # a diary lost is made again, only it
     assert Scene.objects.filter(diary_character=char_a).count() == 1
     assert Scene.objects.filter(campaign=campaign, kind=Scene.Kind.OFFTOPIC).count() == 1
+
+
+def test_the_compiled_pages_are_the_scene_lists_rows(
+    campaign, master, player_a, player_b, outsider, char_a, char_b, story, django_assert_num_queries
+):
+    """``listing.ScenePages`` (compiled queries) gives every viewer the rows of
+    ``scene_list`` (the plain queryset), in any window, with the same unread counts,
+    newest whispers, participants by name and diary characters; the count is what the
+    viewer may read. Public campaign: the outsider and an anonymous visitor read its public
+    scene."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from tests.factories import CharacterFactory
+
+    campaign.is_public = True
+    campaign.save()
+    public = scenes.scene_create(
+        campaign=campaign, master=master, title="A la vista", readers="public"
+    )
+    write(public, master, "Todos leen")
+    write(story, master, "Solo para Bea", whisper=True, whisper_to=[player_b])
+    write(story, player_a, "Alicia habla", voice="character", character=char_a)
+    for i in range(4):
+        scenes.diary_scene_for(CharacterFactory(campaign=campaign, player=player_a, name=f"D{i}"))
+    scenes.offtopic_scene_for(campaign)
+
+    def shown(scene):
+        return (
+            scene.pk,
+            scene.title,
+            getattr(scene, "unread_count", None),
+            getattr(scene, "my_whisper_id", None),
+            [(c.pk, c.name, c.status) for c in scene.participants.all()],
+            scene.diary_character and (scene.diary_character.pk, scene.diary_character.status),
+        )
+
+    for user in (master, player_a, player_b, outsider, AnonymousUser()):
+        viewer = character_viewer_for(campaign, user)
+        expected = [shown(s) for s in listing.scene_list(campaign, viewer)]
+        pages = listing.ScenePages(campaign, viewer, diaries=True)
+        assert len(pages) == len(expected) > 0, user
+        assert [shown(s) for s in pages] == expected, user
+        assert [shown(s) for s in pages[0:2] + pages[2:50]] == expected, user
+        assert shown(pages[len(expected) - 1]) == expected[-1]
+        assert pages[3:3] == [] and pages[len(expected) : len(expected) + 5] == []
+    assert len(expected) == 1  # anonymous: the public scene alone
+    story.participants.add(char_b)
+    viewer = character_viewer_for(campaign, player_a)
+    pages = listing.ScenePages(campaign, viewer)
+    # The scenes, their participants, no diary character: two queries a page.
+    with django_assert_num_queries(2):
+        rows = pages[0:3]
+        assert [(s.title, s.kind) for s in rows[:2]] == [
+            ("La gasolinera", "story"),
+            ("A la vista", "story"),
+        ]
+        assert rows[2].kind == "offtopic"
+        assert [c.name for c in rows[0].participants.all()] == ["Ana Forastera", "Bruno Herrero"]
