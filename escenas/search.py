@@ -164,8 +164,12 @@ def _page_posts(
     ``user_id``) may read (``posts_visible_q``), with their scene and, when ``words`` are
     given, their ``headline`` (``_headlined``)."""
     posts = Post.objects.filter(posts_visible_q(viewer_by_id(role, user_id)), pk__in=ids)
-    posts = posts.select_related("scene")
+    posts = posts.select_related("scene").only(*_SHOWN)
     return _headlined(posts, words) if words else posts
+
+
+_SHOWN = ("scene__title", "speaker_name", "day", "created_at", "deleted_at", "body_html")
+"""What a hit shows of its post (``templates/escenas/search.html``, ``_excerpt``)."""
 
 
 _PAGE = CompiledQuery(_page_posts)
