@@ -2,9 +2,10 @@
 (the scene list page and the API's), with the viewer's unread counts and each row's newest
 post.
 
-A page is four queries, each built and compiled once per shape (``nucleo.compiled``): how
-many scenes, the page's scenes, their participants and their newest posts. Built on every
-request, they were the most of a rendered scene list's Python work (issue 14).
+A page's queries are each built and compiled once per shape (``nucleo.compiled``): how many
+scenes, the page's scenes, their participants, and their newest posts (the page's rows) or
+their diaries' characters (the API's). Built on every request, they were the most of a
+rendered scene list's Python work (issue 14).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from escenas.access import posts_visible_q, scenes_readable_q
 from escenas.models import Post, Scene, SceneRead
 from escenas.rendering import plain_text, snippet
 from mundo.models import Campaign
-from nucleo.compiled import CompiledQuery, prefetched
+from nucleo.compiled import MAX_IDS, CompiledQuery, prefetched
 from nucleo.urls import url_maker
 from personajes.access import CharacterViewer, viewer_by_id
 from personajes.models import Character
@@ -137,19 +138,6 @@ def _counted(
     return readable.values("campaign").annotate(n=Count("id")).values_list("n", flat=True)
 
 
-def _window(
-    role: str | None,
-    start: int,
-    stop: int | None,
-    *,
-    campaign_id: int,
-    user_id: int | None = None,
-) -> QuerySet[Scene]:
-    """``_listed``'s rows ``start`` to ``stop`` (the page's bounds are shape: as many compiled
-    queries as pages read, each small)."""
-    return _listed(role, campaign_id=campaign_id, user_id=user_id)[start:stop]
-
-
 def _participants(*, ids: list[int]) -> QuerySet[Any]:
     """The participants of the scenes ``ids`` by name, each as its link row with the
     character's id, name and status (what the rows and ``scene_access`` read of one)."""
@@ -167,7 +155,7 @@ def _newest_posts(*, ids: list[int]) -> QuerySet[Post]:
 
 
 _COUNTED = CompiledQuery(_counted)
-_WINDOW = CompiledQuery(_window)
+_LISTED = CompiledQuery(_listed)
 _PARTICIPANTS = CompiledQuery(_participants)
 _DIARY_CHARACTERS = CompiledQuery(_diary_characters)
 _NEWEST_POSTS = CompiledQuery(_newest_posts)
@@ -175,10 +163,11 @@ _NEWEST_POSTS = CompiledQuery(_newest_posts)
 
 class ScenePages(Sequence[Scene]):
     """``scene_list``'s scenes as Django's ``Paginator`` (and DRF's page-number pagination,
-    which uses it) pages them: ``len()`` and ``[start:stop]``, one compiled query each; a
-    page's scenes come with the campaign given, their participants by name (one more query)
-    and, with ``diaries``, their diary's character (id and status: one more, for the API's
-    ``scene_access``). Iterating reads them all at once."""
+    which uses it) pages them: ``len()`` and ``[start:stop]``, one compiled query each (the
+    bounds are parameters: one query for every page and page size); a page's scenes come with
+    the campaign given, their participants by name (one more query) and, with ``diaries``,
+    their diary's character (id and status: one more, for the API's ``scene_access``).
+    Iterating reads them ``_CHUNK`` at a time."""
 
     def __init__(self, campaign: Campaign, viewer: CharacterViewer, *, diaries: bool = False):
         self._campaign = campaign
@@ -199,7 +188,8 @@ class ScenePages(Sequence[Scene]):
         return found[0] if found else 0
 
     def __iter__(self) -> Iterator[Scene]:
-        return iter(self[0:None])
+        for start in range(0, len(self), _CHUNK):
+            yield from self._window(start, start + _CHUNK)
 
     @overload
     def __getitem__(self, index: int) -> Scene: ...
@@ -208,35 +198,46 @@ class ScenePages(Sequence[Scene]):
     def __getitem__(self, index: slice) -> list[Scene]: ...
 
     def __getitem__(self, index: int | slice) -> Scene | list[Scene]:
-        """The scene at ``index``, or the scenes of a slice (no step), as the paginator asks."""
+        """The scene at ``index`` (negative: from the end), or the scenes of a slice of
+        non-negative bounds and no step, as the paginator asks; ``IndexError`` past the end,
+        ``ValueError`` for another slice."""
         if isinstance(index, int):
-            found = self._window(index, index + 1) if index >= 0 else []
+            at = index + len(self) if index < 0 else index
+            found = self._window(at, at + 1) if at >= 0 else []
             if not found:
                 raise IndexError(index)
             return found[0]
-        if index.step is not None:
-            raise ValueError("ScenePages takes no step")
-        return self._window(index.start or 0, index.stop)
+        start, stop = index.start or 0, index.stop
+        if index.step is not None or start < 0 or (stop is not None and stop < 0):
+            raise ValueError("ScenePages takes a slice of non-negative bounds and no step")
+        return self._window(start, len(self) if stop is None else stop)
 
-    def _window(self, start: int, stop: int | None) -> list[Scene]:
-        if stop is not None and stop <= start:  # an empty page (a slice Django cannot compile)
+    def _window(self, start: int, stop: int) -> list[Scene]:
+        if stop <= start:
             return []
-        scenes: list[Scene] = _WINDOW.rows(self._role, start, stop, **self._values)
+        stop = min(stop, start + MAX_IDS)  # the relations' ids: one list each
+        scenes: list[Scene] = _LISTED.window(start, stop, self._role, **self._values)
         if not scenes:
             return scenes
         found: defaultdict[int, list[Character]] = defaultdict(list)
         for link in _PARTICIPANTS.rows(ids=[s.pk for s in scenes]):
             found[link.scene_id].append(link.character)
-        diary_ids = [s.diary_character_id for s in scenes if s.diary_character_id]
         diaries = {}
-        if self._diaries and diary_ids:
-            diaries = {c.pk: c for c in _DIARY_CHARACTERS.rows(ids=diary_ids)}
+        if self._diaries and (
+            ids := [s.diary_character_id for s in scenes if s.diary_character_id]
+        ):
+            diaries = {c.pk: c for c in _DIARY_CHARACTERS.rows(ids=ids)}
         for scene in scenes:
             scene.campaign = self._campaign
             prefetched(scene, "participants", found[scene.pk])
             if self._diaries and scene.diary_character_id:
                 scene.diary_character = diaries.get(scene.diary_character_id)
         return scenes
+
+
+_CHUNK = 500
+"""Scenes read at a time when ``ScenePages`` is iterated (at most ``MAX_IDS``: their ids
+are one list)."""
 
 
 def _last_visible_id(scene: Scene, viewer: CharacterViewer) -> int:

@@ -40,6 +40,10 @@ _KEPT = "_partida_compiled_queries"
 """The attribute of a connection's wrapper that holds its compiled queries."""
 
 
+MAX_KEPT = 256
+"""Compiled queries kept per connection, the oldest dropped first (each holds its compiler:
+about 100 KiB). The shapes the code asks are far fewer; this bounds what it could ask."""
+
 MAX_IDS = 512
 """Most ids a list value holds (its sentinels must stay below 32 767 with the others')."""
 
@@ -79,6 +83,8 @@ class _Compiled:
     slots: tuple[tuple[int, str, int | None, type], ...]
     """(position in ``params``, value name, index in a list of ids or None, parameter type)
     for every parameter a value fills."""
+    sliced: bool
+    """Whether the queryset had bounds of its own (``qs[a:b]``: then no ``window``)."""
 
 
 class _Ready:
@@ -106,6 +112,8 @@ class CompiledQuery:
     shape), or a list of ids (``ids_bucket``: its bucket is shape); the names given are part of
     the shape. Raises ``TypeError`` for any other value, and
     ``CompiledQueryError`` when the build rewrites or drops a value (module docstring).
+    ``window(start, stop, *shape, **values)`` gives a slice of them, its bounds as parameters.
+    At most ``MAX_KEPT`` compiled queries are kept per connection.
     """
 
     def __init__(self, build: Callable[..., QuerySet[Any]]) -> None:
@@ -113,6 +121,20 @@ class CompiledQuery:
 
     def rows(self, *shape: Hashable, **values: Any) -> list[Any]:
         """The rows for this shape and these values (see the class docstring)."""
+        return self._run(shape, values, None)
+
+    def window(self, start: int, stop: int, *shape: Hashable, **values: Any) -> list[Any]:
+        """``rows(*shape, **values)[start:stop]``, the bounds passed as parameters
+        (``LIMIT``/``OFFSET``: one compiled query for every page, where a sliced queryset
+        writes them into its SQL). Raises ``ValueError`` for a negative ``start`` or a
+        ``stop`` before it, ``CompiledQueryError`` when the build slices too."""
+        if start < 0 or stop < start:
+            raise ValueError(f"not a window: [{start}:{stop}]")
+        return self._run(shape, values, (start, stop))
+
+    def _run(
+        self, shape: tuple[Hashable, ...], values: dict[str, Any], window: tuple[int, int] | None
+    ) -> list[Any]:
         for name, value in values.items():
             if type(value) not in (int, str) and not _ids(value):
                 raise TypeError(
@@ -125,7 +147,13 @@ class CompiledQuery:
             value = values[name]
             params[at] = kind(value if index is None else value[min(index, len(value) - 1)])
         compiler = copy.copy(compiled.compiler)
-        ready = (compiled.sql, tuple(params))
+        sql = compiled.sql
+        if window is not None:
+            start, stop = window
+            if compiled.sliced:
+                raise CompiledQueryError(f"{self._build.__qualname__}: sliced, and a window")
+            sql, params = f"{sql} LIMIT %s OFFSET %s", [*params, stop - start, start]
+        ready = (sql, tuple(params))
         compiler.as_sql = lambda *args, **kwargs: ready
         model = compiled.compiler.query.model
         rows: QuerySet[Any] = QuerySet(model=model, query=_Ready(compiler), using=using)  # type: ignore[arg-type]
@@ -144,6 +172,8 @@ class CompiledQuery:
         key = (self, shape, tuple(kinds))
         found = kept.get(key)
         if found is None:
+            if len(kept) >= MAX_KEPT:  # the oldest goes: a bound whatever the shapes asked
+                del kept[next(iter(kept))]
             found = kept[key] = self._compile(shape, values, using)
         return found
 
@@ -173,7 +203,8 @@ class CompiledQuery:
             )
         fields = tuple(getattr(queryset, "_fields", None) or ())
         iterable = queryset._iterable_class
-        return _Compiled(compiler, iterable, fields, sql, tuple(params), tuple(slots))
+        sliced = queryset.query.is_sliced
+        return _Compiled(compiler, iterable, fields, sql, tuple(params), tuple(slots), sliced)
 
     def _sentinel_build(
         self, shape: tuple[Hashable, ...], values: dict[str, Any], using: str, set_: int

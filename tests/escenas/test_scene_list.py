@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 
+import pytest
 from django.apps import apps
 
 from escenas import diary, listing, scenes, services
@@ -163,3 +164,39 @@ def test_the_compiled_pages_are_the_scene_lists_rows(
         ]
         assert rows[2].kind == "offtopic"
         assert [c.name for c in rows[0].participants.all()] == ["Ana Forastera", "Bruno Herrero"]
+
+
+def test_every_page_and_page_size_shares_one_compiled_window(
+    campaign, master, player_a, char_a, monkeypatch
+):
+    """The page's bounds are parameters: the API's pages of 1 to 7 scenes, and the short
+    last pages, all run the one compiled query of the viewer's shape; indexing from the end
+    and iterating (``_CHUNK`` at a time) give the list's scenes."""
+    from django.db import connections
+
+    from nucleo import compiled
+    from tests.api.conftest import session_client
+    from tests.factories import CharacterFactory
+
+    for i in range(6):
+        scenes.diary_scene_for(CharacterFactory(campaign=campaign, player=player_a, name=f"D{i}"))
+    client = session_client(player_a)
+    kept = connections["default"].__dict__.setdefault(compiled._KEPT, {})
+    kept.clear()
+    for size in range(1, 8):
+        for page in (1, 2):
+            client.get(f"/api/v1/campaigns/{campaign.slug}/scenes/?page_size={size}&page={page}")
+    windows = [key for key in kept if key[0] is listing._LISTED]
+    assert len(windows) == 1
+    viewer = character_viewer_for(campaign, player_a)
+    pages = listing.ScenePages(campaign, viewer)
+    every = [s.pk for s in listing.scene_list(campaign, viewer)]
+    assert len(every) == 6  # the diaries (the API makes no scene on read)
+    assert pages[-1].pk == every[-1] and pages[-6].pk == every[0]
+    monkeypatch.setattr(listing, "_CHUNK", 3)
+    assert [s.pk for s in pages] == every
+    for bad in (slice(0, 4, 2), slice(-2, None)):
+        with pytest.raises(ValueError):
+            pages[bad]
+    with pytest.raises(IndexError):
+        pages[-7]

@@ -263,3 +263,46 @@ def test_a_list_of_ids_fills_a_bucket_of_placeholders(two_players, django_assert
     nine = [theirs["Marta"]] * 9
     assert compiled.rows(ids=nine, player_id=ana.pk) == ["Marta"]
     assert built == [8, 8, 16, 16]  # two builds (the sentinel sets) per bucket, never again
+
+
+def test_a_window_passes_its_bounds_as_parameters(two_players, django_assert_num_queries):
+    """``window`` is the slice of the rows, for any bounds, from one compiled query (a sliced
+    queryset writes LIMIT/OFFSET into its SQL: one per page and page size)."""
+    built = []
+
+    def names(*, campaign_slug):
+        built.append(campaign_slug)
+        return Character.objects.filter(campaign__slug=campaign_slug).order_by("name")
+
+    compiled = CompiledQuery(names)
+    everyone = ["Abel", "Luis", "Zoe"]
+    for start in range(4):
+        for stop in range(start, 5):
+            with django_assert_num_queries(1):
+                rows = compiled.window(start, stop, campaign_slug="norte")
+            assert [c.name for c in rows] == everyone[start:stop]
+    assert len(built) == 2  # the two sentinel builds of its one shape
+    with pytest.raises(ValueError, match="window"):
+        compiled.window(2, 1, campaign_slug="norte")
+    with pytest.raises(ValueError, match="window"):
+        compiled.window(-1, 2, campaign_slug="norte")
+    sliced = CompiledQuery(lambda *, campaign_slug: names(campaign_slug=campaign_slug)[:2])
+    with pytest.raises(CompiledQueryError, match="sliced"):
+        sliced.window(0, 1, campaign_slug="norte")
+
+
+def test_the_connection_keeps_at_most_max_kept(two_players, monkeypatch):
+    """The oldest compiled query goes first past ``MAX_KEPT``: however many shapes are asked,
+    the connection keeps a bounded number."""
+    import nucleo.compiled
+
+    monkeypatch.setattr(nucleo.compiled, "MAX_KEPT", 3)
+    ana, _bea = two_players
+    compiled = CompiledQuery(
+        lambda n, *, player_id: _players_characters(False, player_id=player_id)
+    )
+    kept = connections["default"].__dict__.setdefault(nucleo.compiled._KEPT, {})
+    kept.clear()
+    for n in range(5):
+        assert len(compiled.rows(n, player_id=ana.pk)) == 3
+    assert [key[1] for key in kept] == [(2,), (3,), (4,)]
