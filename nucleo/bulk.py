@@ -163,20 +163,28 @@ def _pg_type(field: models.Field[Any, Any]) -> str:
 
 def _texts(values: NDArray[Any], text: Any = str) -> list[str]:
     """``text(v)`` of each value of a numpy int, float or bool array, in order, each distinct
-    value formatted once (``np.unique``; the tick's columns hold few: counters, quantities
-    left, flags), or each in turn when most are distinct. A negative zero keeps its own text
-    (``np.unique`` would fold it into 0.0)."""
+    value formatted once: ints and bools of a range not much wider than the array through a
+    table of the range's texts (no sort: the tick's counters, flags and ids), other values
+    through ``np.unique``, or each in turn when most are distinct. A negative zero keeps its
+    own text (``np.unique`` would fold it into 0.0)."""
     if values.size == 0:
         return []
+    if values.dtype.kind in "ib":
+        low, high = int(values.min()), int(values.max())
+        if high - low < 2 * values.size:
+            kind = bool if values.dtype.kind == "b" else int
+            table = np.array([text(kind(v)) for v in range(low, high + 1)], dtype=object)
+            texts: list[str] = table[values.astype(np.int64) - low].tolist()
+            return texts
     if values.dtype.kind == "f" and np.any(np.signbit(values) & (values == 0)):
         return list(map(text, values.tolist()))
     distinct, inverse = np.unique(values, return_inverse=True)
     if 2 * distinct.size > values.size:
         return list(map(text, values.tolist()))
-    texts: list[str] = np.array(list(map(text, distinct.tolist())), dtype=object)[
+    spread: list[str] = np.array(list(map(text, distinct.tolist())), dtype=object)[
         inverse.reshape(-1)
     ].tolist()
-    return texts
+    return spread
 
 
 def _is_numbers(values: Any) -> bool:

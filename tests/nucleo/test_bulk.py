@@ -232,12 +232,21 @@ def test_read_columns_refuse_a_null_in_an_int_column(campaign):
         np.array([1.125, 1.125, 1.125, np.inf, 1.125, 1.125]),
         np.array([True, False, True, True, True]),
         np.arange(10, dtype=np.int64),  # all distinct: each formatted in turn
+        np.array([-3, 7, -3, 0, 7], np.int32),  # a table of the range -3..7
+        np.array([10**12, 5, 10**12, 5, 5], np.int64),  # too wide a range: np.unique
+        np.array([2**40, -(2**40)], np.int64),
         np.zeros(0),
     ],
 )
 def test_texts_are_each_values_str_in_order(values):
     # Each distinct value formatted once, then spread: the same texts as str() of each.
     assert bulk._texts(values) == [str(v) for v in values.tolist()]
+
+
+def test_bool_texts_through_the_range_table():
+    flags = np.array([True, False, False, True])
+    assert bulk._texts(flags, bulk._bool_text) == ["t", "f", "f", "t"]
+    assert bulk._texts(np.array([False, False]), bulk._bool_text) == ["f", "f"]
 
 
 def test_numpy_columns_are_written_as_their_values(campaign):
