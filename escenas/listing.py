@@ -167,7 +167,7 @@ class ScenePages(Sequence[Scene]):
     bounds are parameters: one query for every page and page size); a page's scenes come with
     the campaign given, their participants by name (one more query) and, with ``diaries``,
     their diary's character (id and status: one more, for the API's ``scene_access``).
-    Iterating reads them ``_CHUNK`` at a time."""
+    Any slice reads them ``_CHUNK`` at a time."""
 
     def __init__(self, campaign: Campaign, viewer: CharacterViewer, *, diaries: bool = False):
         self._campaign = campaign
@@ -188,8 +188,7 @@ class ScenePages(Sequence[Scene]):
         return found[0] if found else 0
 
     def __iter__(self) -> Iterator[Scene]:
-        for start in range(0, len(self), _CHUNK):
-            yield from self._window(start, start + _CHUNK)
+        return iter(self._window(0, len(self)))
 
     @overload
     def __getitem__(self, index: int) -> Scene: ...
@@ -213,9 +212,16 @@ class ScenePages(Sequence[Scene]):
         return self._window(start, len(self) if stop is None else stop)
 
     def _window(self, start: int, stop: int) -> list[Scene]:
-        if stop <= start:
-            return []
-        stop = min(stop, start + MAX_IDS)  # the relations' ids: one list each
+        """The scenes ``start`` to ``stop``, ``_CHUNK`` at a time (their ids are one list)."""
+        scenes: list[Scene] = []
+        for at in range(start, stop, _CHUNK):
+            chunk = self._chunk(at, min(stop, at + _CHUNK))
+            scenes += chunk
+            if len(chunk) < min(stop, at + _CHUNK) - at:  # the list ended
+                break
+        return scenes
+
+    def _chunk(self, start: int, stop: int) -> list[Scene]:
         scenes: list[Scene] = _LISTED.window(start, stop, self._role, **self._values)
         if not scenes:
             return scenes
@@ -235,9 +241,9 @@ class ScenePages(Sequence[Scene]):
         return scenes
 
 
-_CHUNK = 500
-"""Scenes read at a time when ``ScenePages`` is iterated (at most ``MAX_IDS``: their ids
-are one list)."""
+_CHUNK = MAX_IDS
+"""Scenes read at a time by ``ScenePages``: their ids are one list value of a compiled query
+(a page of the API's, 500 at most, is one chunk)."""
 
 
 def _last_visible_id(scene: Scene, viewer: CharacterViewer) -> int:

@@ -219,8 +219,10 @@ class CompiledQuery:
             if type(v) is str:
                 given[name] = sentinels[name, None] = f"\x00{name}%_\\{set_}\x00"
                 continue
-            length = 1 if type(v) is int else ids_bucket(len(v))
-            places = [(name, None)] if type(v) is int else [(name, i) for i in range(length)]
+            if type(v) is int:
+                places: list[tuple[str, int | None]] = [(name, None)]
+            else:
+                places = [(name, i) for i in range(ids_bucket(len(v)))]
             for place in places:
                 sentinels[place] = 30_001 + 1_000 * set_ + len(sentinels)
             ints = [sentinels[place] for place in places]

@@ -195,6 +195,7 @@ def test_every_page_and_page_size_shares_one_compiled_window(
     assert pages[-1].pk == every[-1] and pages[-6].pk == every[0]
     monkeypatch.setattr(listing, "_CHUNK", 3)
     assert [s.pk for s in pages] == every
+    assert [s.pk for s in pages[1:6]] == every[1:6]  # across two chunks
     for bad in (slice(0, 4, 2), slice(-2, None)):
         with pytest.raises(ValueError):
             pages[bad]
